@@ -1,0 +1,78 @@
+export interface ThrottleSettings {
+  readonly maxFailuresPerUsername: number;
+  readonly maxFailuresPerAddress: number;
+  readonly windowSeconds: number;
+  /** Cap on remembered usernames and on remembered addresses, each. */
+  readonly maxEntries: number;
+}
+
+export interface LoginThrottle {
+  /** Seconds until a login for this username from this address may be tried again, or 0. */
+  retryAfterSeconds(username: string, address: string, nowMs: number): number;
+  recordFailure(username: string, address: string, nowMs: number): void;
+  /** A success clears the username's failures (not the address's: one account cannot launder another's guesses). */
+  recordSuccess(username: string): void;
+}
+
+interface Window {
+  failures: number;
+  startedMs: number;
+}
+
+/**
+ * Fixed-window failure counters per username and per client address. Memory is bounded:
+ * each map holds at most `maxEntries`; expired windows go first, then the oldest.
+ */
+export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
+  const windowMs = settings.windowSeconds * 1000;
+  const byUsername = new Map<string, Window>();
+  const byAddress = new Map<string, Window>();
+
+  const live = (map: Map<string, Window>, key: string, nowMs: number): Window | undefined => {
+    const entry = map.get(key);
+    if (entry !== undefined && nowMs - entry.startedMs >= windowMs) {
+      map.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+
+  const waitSeconds = (entry: Window | undefined, max: number, nowMs: number): number =>
+    entry === undefined || entry.failures < max ? 0 : Math.max(1, Math.ceil((entry.startedMs + windowMs - nowMs) / 1000));
+
+  const count = (map: Map<string, Window>, key: string, nowMs: number): void => {
+    const entry = live(map, key, nowMs);
+    if (entry !== undefined) {
+      entry.failures++;
+      return;
+    }
+    if (map.size >= settings.maxEntries) evict(map, nowMs);
+    map.set(key, { failures: 1, startedMs: nowMs });
+  };
+
+  const evict = (map: Map<string, Window>, nowMs: number): void => {
+    for (const [key, entry] of map) if (nowMs - entry.startedMs >= windowMs) map.delete(key);
+    // Maps iterate in insertion order: the first key is the oldest window.
+    while (map.size >= settings.maxEntries) {
+      const oldest = map.keys().next();
+      if (oldest.done === true) break;
+      map.delete(oldest.value);
+    }
+  };
+
+  return {
+    retryAfterSeconds(username, address, nowMs) {
+      return Math.max(
+        waitSeconds(live(byUsername, username, nowMs), settings.maxFailuresPerUsername, nowMs),
+        waitSeconds(live(byAddress, address, nowMs), settings.maxFailuresPerAddress, nowMs),
+      );
+    },
+    recordFailure(username, address, nowMs) {
+      count(byUsername, username, nowMs);
+      count(byAddress, address, nowMs);
+    },
+    recordSuccess(username) {
+      byUsername.delete(username);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { StoreWriteFailed } from '../errors.js';
+import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
+import type { StoreFileSystem } from '../store/file-system.js';
+import type { SessionClaims } from './jwt.js';
+
+export const REVOCATIONS_FILE = 'revoked-tokens.json';
+
+export interface RevocationList {
+  /** True when this exact token was revoked, or its user's tokens up to its `iat` were. */
+  isRevoked(token: string, claims: SessionClaims): boolean;
+  /** Remembers the token until its `exp`; resolves once that is on disk (throws StoreWriteFailed). */
+  revoke(token: string, claims: SessionClaims, nowSeconds: number): Promise<void>;
+  readonly size: number;
+}
+
+interface Entry {
+  readonly username: string;
+  readonly exp: number;
+}
+
+interface Cutoff {
+  /** Tokens of this user issued before this second are refused. */
+  readonly before: number;
+  /** After this second every such token has expired anyway. */
+  readonly until: number;
+}
+
+// Only a digest is kept, so the file never holds a usable piece of a token.
+const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+
+/**
+ * Server-side logout (off by default: INTERFACE.md). Bounded: past `maxEntries` live entries,
+ * the user with the most entries has them replaced by one cutoff that ends all of that
+ * user's earlier sessions, so filling the list never lets a revoked token back in.
+ */
+export async function openRevocationList(fs: StoreFileSystem, dataDir: string, maxEntries: number, tokenTtlSeconds: number): Promise<RevocationList> {
+  const path = join(dataDir, REVOCATIONS_FILE);
+  const entries = new Map<string, Entry>();
+  const cutoffs = new Map<string, Cutoff>();
+  await load();
+  let writing: Promise<void> = Promise.resolve();
+
+  async function load(): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse((await fs.readFile(path)).toString('utf8'));
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT')) return;
+      throw new Error(`The revocation file ${path} is not valid JSON. Remove it to start with none (logged-out tokens become usable until they expire).`);
+    }
+    const document = parsed as { entries?: unknown; cutoffs?: unknown };
+    if (!Array.isArray(document.entries) || !Array.isArray(document.cutoffs)) throw new Error(`The revocation file ${path} is not in the expected format.`);
+    for (const item of document.entries as unknown[]) {
+      const [digest, username, exp] = Array.isArray(item) ? item : [];
+      if (typeof digest === 'string' && typeof username === 'string' && typeof exp === 'number') entries.set(digest, { username, exp });
+    }
+    for (const item of document.cutoffs as unknown[]) {
+      const [username, before, until] = Array.isArray(item) ? item : [];
+      if (typeof username === 'string' && typeof before === 'number' && typeof until === 'number') cutoffs.set(username, { before, until });
+    }
+  }
+
+  function prune(nowSeconds: number): void {
+    for (const [digest, entry] of entries) if (entry.exp <= nowSeconds) entries.delete(digest);
+    for (const [username, cutoff] of cutoffs) if (cutoff.until <= nowSeconds) cutoffs.delete(username);
+  }
+
+  function collapseBusiestUser(nowSeconds: number): void {
+    const counts = new Map<string, number>();
+    let busiest = '';
+    let most = 0;
+    for (const entry of entries.values()) {
+      const count = (counts.get(entry.username) ?? 0) + 1;
+      counts.set(entry.username, count);
+      if (count > most) [busiest, most] = [entry.username, count];
+    }
+    cutoffs.set(busiest, { before: nowSeconds + 1, until: nowSeconds + 1 + tokenTtlSeconds });
+    for (const [digest, entry] of entries) if (entry.username === busiest) entries.delete(digest);
+  }
+
+  function serialize(): Buffer {
+    return Buffer.from(
+      JSON.stringify({
+        format: 1,
+        entries: [...entries].map(([digest, entry]) => [digest, entry.username, entry.exp]),
+        cutoffs: [...cutoffs].map(([username, cutoff]) => [username, cutoff.before, cutoff.until]),
+      }),
+    );
+  }
+
+  return {
+    get size() {
+      return entries.size;
+    },
+    isRevoked(token, claims) {
+      if (cutoffs.size > 0) {
+        const cutoff = cutoffs.get(claims.username);
+        if (cutoff !== undefined && claims.iat < cutoff.before) return true;
+      }
+      return entries.size > 0 && entries.has(digestOf(token));
+    },
+    revoke(token, claims, nowSeconds) {
+      prune(nowSeconds);
+      if (entries.size >= maxEntries) collapseBusiestUser(nowSeconds);
+      entries.set(digestOf(token), { username: claims.username, exp: claims.exp });
+      // Writes are chained so two logouts never interleave; each waits for its own snapshot.
+      const snapshot = serialize();
+      const write = writing.then(() => writeFileAtomic(fs, path, snapshot));
+      writing = write.catch(() => undefined);
+      return write.catch((error: unknown) => {
+        throw new StoreWriteFailed({ cause: error });
+      });
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
+import type { StoreFileSystem } from '../store/file-system.js';
+
+export const SECRET_FILE = 'secret';
+export const MIN_SECRET_LENGTH = 32;
+
+export class SecretInvalid extends Error {}
+
+/** The secret from GATEHOUSE_SECRET (at least 32 characters); throws SecretInvalid when it is shorter. */
+export function secretFromEnvironment(value: string): Buffer {
+  if (value.length < MIN_SECRET_LENGTH) {
+    throw new SecretInvalid(`GATEHOUSE_SECRET must be at least ${MIN_SECRET_LENGTH} characters (it has ${value.length}). Generate one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"`);
+  }
+  return Buffer.from(value, 'utf8');
+}
+
+/** Reads the data directory's secret file, creating it (32 random bytes, mode 0600) when absent. */
+export async function loadOrCreateSecretFile(fs: StoreFileSystem, dataDir: string): Promise<Buffer> {
+  const path = join(dataDir, SECRET_FILE);
+  try {
+    return parseSecretFile(path, (await fs.readFile(path)).toString('utf8'));
+  } catch (error) {
+    if (!isErrorCode(error, 'ENOENT')) throw error;
+  }
+  return writeNewSecret(fs, dataDir);
+}
+
+/** Replaces the secret file with fresh random bytes: every token signed before stops verifying. */
+export async function writeNewSecret(fs: StoreFileSystem, dataDir: string): Promise<Buffer> {
+  const secret = randomBytes(32);
+  await writeFileAtomic(fs, join(dataDir, SECRET_FILE), Buffer.from(`${secret.toString('base64url')}\n`));
+  return secret;
+}
+
+function parseSecretFile(path: string, text: string): Buffer {
+  const encoded = text.trim();
+  const secret = Buffer.from(encoded, 'base64url');
+  if (!/^[A-Za-z0-9_-]+$/.test(encoded) || secret.length < 32) {
+    throw new SecretInvalid(`The secret file ${path} does not hold at least 32 base64url-encoded bytes. Remove it to have a new one made (every session ends).`);
+  }
+  return secret;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { serveCommand, type CliIo } from './cli/commands.js';
+import { secretCommand, usersCommand } from './cli/offline.js';
+import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './cli/usage-error.js';
+
+const HELP = `Usage: gatehouse COMMAND [options]
+
+An account and authentication service speaking the Flood auth API.
+
+Commands:
+  serve           run the service (gatehouse serve --help for its options)
+  users           administer accounts offline (list, add, passwd, set-level, remove)
+  secret rotate   replace the signing secret (every session ends)
+
+  --version       print the version
+  --help          show this help
+
+Exit codes: 0 ok, 1 failure, 2 usage error.
+`;
+
+function version(): string {
+  const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  return typeof manifest === 'object' && manifest !== null && 'version' in manifest ? String(manifest.version) : 'unknown';
+}
+
+async function main(io: CliIo): Promise<number> {
+  const [command, ...rest] = io.argv;
+  switch (command) {
+    case 'serve':
+      return serveCommand(rest, io);
+    case 'users':
+      return usersCommand(rest, io);
+    case 'secret':
+      return secretCommand(rest, io);
+    case '--version':
+    case '-v':
+      io.stdout.write(`${version()}\n`);
+      return 0;
+    case '--help':
+    case '-h':
+    case 'help':
+      io.stdout.write(HELP);
+      return 0;
+    default:
+      io.stderr.write(HELP);
+      throw new UsageError(command === undefined ? 'a command is needed' : `unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+const io: CliIo = { argv: process.argv.slice(2), env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+main(io).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const isUsage = error instanceof UsageError;
+    io.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n${isUsage ? "Run 'gatehouse --help' for usage.\n" : ''}`);
+    process.exitCode = isUsage ? EXIT_USAGE : EXIT_FAILURE;
+  },
+);

@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { buildConfig, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec } from '../config.js';
+import { createLogger } from '../log/logger.js';
+import { startServer } from '../server.js';
+import { UsageError, EXIT_OK } from './usage-error.js';
+
+export interface CliIo {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdin: NodeJS.ReadStream;
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
+
+type ParsedValues = Record<string, string | boolean | undefined>;
+
+/** Parses `args` strictly: unknown flags and stray arguments are usage errors. */
+export function parseFlags(args: readonly string[], settings: readonly SettingSpec[], extra: Record<string, 'string' | 'boolean'>, positionals: number): { values: ParsedValues; positionals: string[] } {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  for (const spec of settings) if (spec.flag !== '') options[spec.flag] = { type: spec.kind === 'boolean' ? 'boolean' : 'string' };
+  for (const [name, type] of Object.entries(extra)) options[name] = { type };
+  try {
+    const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+    if (parsed.values['help'] !== true && parsed.positionals.length !== positionals) {
+      throw new UsageError(positionals === 0 ? `unexpected argument ${JSON.stringify(parsed.positionals[0])}` : `expected ${positionals} argument(s), got ${parsed.positionals.length}`);
+    }
+    return { values: parsed.values as ParsedValues, positionals: parsed.positionals };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify.*$/s, '') : String(error));
+  }
+}
+
+/** Flag value, else environment value, else the setting's default; throws UsageError on a bad value. */
+export function configFrom(values: ParsedValues, env: CliIo['env']): Config {
+  try {
+    return buildConfig((spec) => {
+      const flag = spec.flag === '' ? undefined : values[spec.flag];
+      if (flag !== undefined) return typeof flag === 'boolean' ? String(flag) : flag;
+      return env[spec.env];
+    });
+  } catch (error) {
+    if (error instanceof SettingInvalid) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export function settingsHelp(settings: readonly SettingSpec[]): string {
+  return settings
+    .map((spec) => {
+      const name = spec.flag === '' ? `(env only)` : `--${spec.flag}${spec.kind === 'boolean' ? '' : ' VALUE'}`;
+      return `  ${name.padEnd(30)} ${spec.help}\n  ${''.padEnd(30)} env ${spec.env}${spec.fallback === '' ? '' : `, default ${spec.fallback}`}`;
+    })
+    .join('\n');
+}
+
+export const SERVE_HELP = `Usage: gatehouse serve [options]
+
+Runs the service. Every option can also come from its environment variable; the flag wins.
+
+Options:
+${settingsHelp(SETTINGS)}
+  --print-config                 print the effective configuration (secret redacted) and exit
+  --help                         show this help
+`;
+
+/** `gatehouse serve`: resolves when the service has stopped after SIGTERM or SIGINT. */
+export async function serveCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(args, SETTINGS, { 'print-config': 'boolean' }, 0);
+  if (values['help'] === true) {
+    io.stdout.write(SERVE_HELP);
+    return EXIT_OK;
+  }
+  const config = configFrom(values, io.env);
+  if (values['print-config'] === true) {
+    io.stdout.write(`${JSON.stringify(printableConfig(config), null, 2)}\n`);
+    return EXIT_OK;
+  }
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, stdout: io.stdout, stderr: io.stderr });
+  const running = await startServer(config, { logger });
+  logger.info(`listening on ${running.url}`, { url: running.url, dataDir: config.dataDir, authMethod: config.authMethod });
+  logger.flush();
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info('stopping', { signal });
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
+      void running.close().then(resolve);
+    };
+    const onTerm = (): void => stop('SIGTERM');
+    const onInt = (): void => stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  });
+  return EXIT_OK;
+}

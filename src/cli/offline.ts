@@ -1,0 +1,167 @@
+import { hashPassword } from '../auth/password.js';
+import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
+import { SETTINGS } from '../config.js';
+import { ValidationFailed } from '../errors.js';
+import { addUser, changeUser, removeUser } from '../store/account-rules.js';
+import { prepareDataDir } from '../store/data-dir.js';
+import { realFileSystem } from '../store/file-system.js';
+import { lockDataDir } from '../store/lock.js';
+import { openUserStore, type UserStore } from '../store/users.js';
+import { checkUsername, passwordChecker } from '../validate/auth.js';
+import type { Checker } from '../validate/check.js';
+import { checkClientSettings } from '../validate/client-settings.js';
+import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
+import { configFrom, parseFlags, settingsHelp, type CliIo } from './commands.js';
+import { readNewPassword } from './read-password.js';
+import { EXIT_OK, UsageError } from './usage-error.js';
+
+// Offline administration works on the data directory directly, holding its lock, so it
+// refuses while a service runs there. It goes through the same validators and store rules.
+const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag) || spec.env === 'GATEHOUSE_SECRET');
+
+export const USERS_HELP = `Usage: gatehouse users COMMAND [options]
+
+Administers accounts while the service is stopped.
+
+Commands:
+  list                          print every username and level
+  add NAME --level LEVEL --client JSON
+                                add a user (LEVEL: ADMINISTRATOR or USER; JSON: client settings)
+  passwd NAME                   set a new password (every session of NAME ends)
+  set-level NAME LEVEL          change a level (every session of NAME ends)
+  remove NAME                   delete a user
+
+Passwords are read from a prompt without echo, or from standard input with --password-stdin.
+
+Options:
+${settingsHelp(OFFLINE_SETTINGS)}
+  --password-stdin              read the password from standard input
+  --help                        show this help
+`;
+
+export const SECRET_HELP = `Usage: gatehouse secret rotate [options]
+
+Replaces the signing secret in the data directory. Every session ends: users log in again.
+
+Options:
+${settingsHelp(OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'))}
+  --help                        show this help
+`;
+
+function valid<T>(check: Checker<T>, input: unknown, what: string): T {
+  const result = check(input, what);
+  if (!result.ok) throw new UsageError(new ValidationFailed(result.problems).message);
+  return result.value;
+}
+
+function parseLevel(text: string | undefined): AccessLevel {
+  const asNumber = Number(text);
+  return valid(checkAccessLevel, text === '10' || text === '5' ? asNumber : text, 'level');
+}
+
+async function withStore<T>(dataDir: string, work: (store: UserStore) => Promise<T>): Promise<T> {
+  await prepareDataDir(dataDir);
+  const lock = await lockDataDir(dataDir);
+  try {
+    return await work(await openUserStore(dataDir, realFileSystem));
+  } finally {
+    lock.release();
+  }
+}
+
+export async function usersCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === undefined || command === '--help' || command === 'help') {
+    io.stdout.write(USERS_HELP);
+    return command === undefined ? 2 : EXIT_OK;
+  }
+  const shapes: Record<string, { positionals: number; extra: Record<string, 'string' | 'boolean'> }> = {
+    list: { positionals: 0, extra: {} },
+    add: { positionals: 1, extra: { level: 'string', client: 'string', 'password-stdin': 'boolean' } },
+    passwd: { positionals: 1, extra: { 'password-stdin': 'boolean' } },
+    'set-level': { positionals: 2, extra: {} },
+    remove: { positionals: 1, extra: {} },
+  };
+  const shape = shapes[command];
+  if (shape === undefined) throw new UsageError(`unknown users command ${JSON.stringify(command)}`);
+  const { values, positionals } = parseFlags(rest, OFFLINE_SETTINGS, shape.extra, shape.positionals);
+  if (values['help'] === true) {
+    io.stdout.write(USERS_HELP);
+    return EXIT_OK;
+  }
+  const config = configFrom(values, io.env);
+  const name = positionals[0] === undefined ? '' : valid(checkUsername, positionals[0], 'NAME');
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const newPasswordHash = async (): Promise<string> => {
+    const password = valid(passwordChecker(config.minPasswordLength), await readNewPassword({ stdin: io.stdin, stderr: io.stderr }, values['password-stdin'] === true), 'password');
+    return hashPassword(password, config.scryptCost);
+  };
+
+  return withStore(config.dataDir, async (store) => {
+    switch (command) {
+      case 'list':
+        for (const user of store.list()) io.stdout.write(`${user.username}\t${String(user.level)}\n`);
+        return EXIT_OK;
+      case 'add': {
+        if (typeof values['level'] !== 'string') throw new UsageError('users add needs --level ADMINISTRATOR or --level USER');
+        if (typeof values['client'] !== 'string') throw new UsageError(`users add needs --client with the client settings as JSON, e.g. '{"client":"rTorrent","type":"socket","version":1,"socket":"/run/rtorrent.sock"}'`);
+        const level = parseLevel(values['level']);
+        let clientJson: unknown;
+        try {
+          clientJson = JSON.parse(values['client']);
+        } catch {
+          throw new UsageError('--client is not valid JSON');
+        }
+        const client = valid(checkClientSettings, clientJson, 'client');
+        const passwordHash = await newPasswordHash();
+        await store.change((view) => addUser(view, { username: name, level, passwordHash, client, credentialsChangedAt: nowSeconds }));
+        io.stdout.write(`added ${name}\n`);
+        return EXIT_OK;
+      }
+      case 'passwd': {
+        if (store.find(name) === undefined) throw new Error(`no user is named ${JSON.stringify(name)}`);
+        const passwordHash = await newPasswordHash();
+        await store.change((view) => changeUser(view, name, { passwordHash }, nowSeconds));
+        io.stdout.write(`changed the password of ${name}; their sessions have ended\n`);
+        return EXIT_OK;
+      }
+      case 'set-level': {
+        const level = parseLevel(positionals[1]);
+        await store.change((view) => changeUser(view, name, { level }, nowSeconds));
+        io.stdout.write(`${name} is now ${String(level)}\n`);
+        return EXIT_OK;
+      }
+      default:
+        await store.change((view) => removeUser(view, name));
+        io.stdout.write(`removed ${name}\n`);
+        return EXIT_OK;
+    }
+  });
+}
+
+export async function secretCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = args;
+  if (command !== 'rotate') {
+    io.stdout.write(SECRET_HELP);
+    if (command === '--help' || command === 'help') return EXIT_OK;
+    throw new UsageError(command === undefined ? 'secret needs a command: rotate' : `unknown secret command ${JSON.stringify(command)}`);
+  }
+  const { values } = parseFlags(rest, OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'), {}, 0);
+  if (values['help'] === true) {
+    io.stdout.write(SECRET_HELP);
+    return EXIT_OK;
+  }
+  if (io.env['GATEHOUSE_SECRET'] !== undefined && io.env['GATEHOUSE_SECRET'] !== '') {
+    throw new Error('GATEHOUSE_SECRET is set, so the secret file is not used: change GATEHOUSE_SECRET instead and restart the service.');
+  }
+  const config = configFrom(values, io.env);
+  await prepareDataDir(config.dataDir);
+  const lock = await lockDataDir(config.dataDir);
+  try {
+    await writeNewSecret(realFileSystem, config.dataDir);
+  } finally {
+    lock.release();
+  }
+  io.stdout.write(`replaced the signing secret in ${config.dataDir}/${SECRET_FILE}: every session has ended, users must log in again\n`);
+  return EXIT_OK;
+}

@@ -1,0 +1,170 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { checkScryptCost, DEFAULT_SCRYPT_COST, type ScryptCost } from './auth/password.js';
+import type { ThrottleSettings } from './auth/login-throttle.js';
+import { createProxyTrust } from './http/client-address.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log/logger.js';
+
+export type AuthMethod = 'default' | 'none';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** From GATEHOUSE_SECRET; when absent the data directory's secret file is used. */
+  readonly secret: string | undefined;
+  readonly authMethod: AuthMethod;
+  readonly baseUri: string;
+  readonly trustProxy: readonly string[];
+  readonly secureCookie: boolean;
+  readonly revokeOnLogout: boolean;
+  readonly maxRevokedTokens: number;
+  readonly tokenTtlSeconds: number;
+  readonly pollIntervalMs: number;
+  readonly maxBodyBytes: number;
+  readonly minPasswordLength: number;
+  readonly scryptCost: ScryptCost;
+  readonly hashConcurrency: number;
+  readonly hashQueueLength: number;
+  readonly throttle: ThrottleSettings;
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** A bad setting given by the operator: the CLI prints it and exits 2. */
+export class SettingInvalid extends Error {}
+
+type Kind = 'string' | 'integer' | 'boolean' | 'list' | 'secret';
+
+export interface SettingSpec {
+  readonly flag: string;
+  readonly env: string;
+  readonly kind: Kind;
+  readonly help: string;
+  readonly fallback: string;
+}
+
+/** Every setting: a flag and a GATEHOUSE_* variable (the flag wins), except the secret, which never goes on argv. */
+export const SETTINGS: readonly SettingSpec[] = [
+  { flag: 'host', env: 'GATEHOUSE_HOST', kind: 'string', help: 'address to listen on', fallback: '127.0.0.1' },
+  { flag: 'port', env: 'GATEHOUSE_PORT', kind: 'integer', help: 'port to listen on (0 picks a free one)', fallback: '3000' },
+  { flag: 'data-dir', env: 'GATEHOUSE_DATA_DIR', kind: 'string', help: 'directory for users, secret and lock (created 0700)', fallback: './data' },
+  { flag: '', env: 'GATEHOUSE_SECRET', kind: 'secret', help: 'token signing secret, at least 32 characters (default: a secret file in the data directory)', fallback: '' },
+  { flag: 'auth', env: 'GATEHOUSE_AUTH', kind: 'string', help: 'default, or none when a proxy authenticates', fallback: 'default' },
+  { flag: 'base-uri', env: 'GATEHOUSE_BASE_URI', kind: 'string', help: 'serve the API under this path prefix, e.g. /flood', fallback: '/' },
+  { flag: 'trust-proxy', env: 'GATEHOUSE_TRUST_PROXY', kind: 'list', help: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-* headers are believed', fallback: '' },
+  { flag: 'secure-cookie', env: 'GATEHOUSE_SECURE_COOKIE', kind: 'boolean', help: 'always add Secure to the session cookie', fallback: 'false' },
+  { flag: 'revoke-on-logout', env: 'GATEHOUSE_REVOKE_ON_LOGOUT', kind: 'boolean', help: 'logout also refuses the token it cleared until it expires', fallback: 'false' },
+  { flag: 'max-revoked-tokens', env: 'GATEHOUSE_MAX_REVOKED_TOKENS', kind: 'integer', help: 'cap on remembered revoked tokens', fallback: '10000' },
+  { flag: 'poll-interval', env: 'GATEHOUSE_POLL_INTERVAL', kind: 'integer', help: 'configs.pollInterval sent to clients, in milliseconds', fallback: '2000' },
+  { flag: 'max-body-bytes', env: 'GATEHOUSE_MAX_BODY_BYTES', kind: 'integer', help: 'largest accepted request body', fallback: '65536' },
+  { flag: 'min-password-length', env: 'GATEHOUSE_MIN_PASSWORD_LENGTH', kind: 'integer', help: 'shortest password accepted on register and update', fallback: '1' },
+  { flag: 'scrypt', env: 'GATEHOUSE_SCRYPT', kind: 'string', help: 'scrypt cost as N,r,p', fallback: `${DEFAULT_SCRYPT_COST.N},${DEFAULT_SCRYPT_COST.r},${DEFAULT_SCRYPT_COST.p}` },
+  { flag: 'hash-concurrency', env: 'GATEHOUSE_HASH_CONCURRENCY', kind: 'integer', help: 'password hashes run at once (default: cores - 1, at least 1)', fallback: String(Math.max(1, availableParallelism() - 1)) },
+  { flag: 'hash-queue', env: 'GATEHOUSE_HASH_QUEUE', kind: 'integer', help: 'password hashes that may wait before logins get 503', fallback: '256' },
+  { flag: 'throttle-user', env: 'GATEHOUSE_THROTTLE_USER', kind: 'integer', help: 'failed logins per username per window before 429', fallback: '10' },
+  { flag: 'throttle-address', env: 'GATEHOUSE_THROTTLE_ADDRESS', kind: 'integer', help: 'failed logins per client address per window before 429', fallback: '50' },
+  { flag: 'throttle-window', env: 'GATEHOUSE_THROTTLE_WINDOW', kind: 'integer', help: 'throttle window in seconds', fallback: '900' },
+  { flag: 'log-level', env: 'GATEHOUSE_LOG_LEVEL', kind: 'string', help: 'debug, info, warn, error or silent', fallback: 'info' },
+  { flag: 'log-format', env: 'GATEHOUSE_LOG_FORMAT', kind: 'string', help: 'json or pretty', fallback: 'json' },
+  { flag: 'shutdown-timeout', env: 'GATEHOUSE_SHUTDOWN_TIMEOUT', kind: 'integer', help: 'milliseconds to let requests finish on SIGTERM', fallback: '10000' },
+];
+
+export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/** Builds the frozen configuration from raw values (flag value, else env value, else fallback). Throws SettingInvalid. */
+export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Config {
+  const values = new Map<string, string>();
+  for (const spec of SETTINGS) {
+    const value = raw(spec);
+    if (value !== undefined) values.set(spec.env, value);
+  }
+  const text = (env: string): string => values.get(env) ?? SETTINGS.find((s) => s.env === env)?.fallback ?? '';
+  const integer = (env: string, min: number, max: number): number => {
+    const value = text(env);
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new SettingInvalid(`${describe(env)} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
+    return Number(value);
+  };
+  const boolean = (env: string): boolean => {
+    const value = text(env).toLowerCase();
+    if (['1', 'true', 'yes', 'on', ''].includes(value)) return value !== '';
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    throw new SettingInvalid(`${describe(env)} must be true or false (got ${JSON.stringify(value)})`);
+  };
+  const choice = <T extends string>(env: string, allowed: readonly T[]): T => {
+    const value = text(env);
+    const found = allowed.find((candidate) => candidate === value);
+    if (found === undefined) throw new SettingInvalid(`${describe(env)} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+    return found;
+  };
+
+  const secret = values.get('GATEHOUSE_SECRET');
+  const trustProxy = text('GATEHOUSE_TRUST_PROXY').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  try {
+    createProxyTrust(trustProxy);
+  } catch (error) {
+    throw new SettingInvalid(error instanceof Error ? error.message : String(error));
+  }
+  const [N, r, p] = text('GATEHOUSE_SCRYPT').split(',').map(Number);
+  let scryptCost: ScryptCost;
+  try {
+    scryptCost = checkScryptCost({ N: N ?? NaN, r: r ?? NaN, p: p ?? NaN });
+  } catch (error) {
+    throw new SettingInvalid(`--scrypt: ${error instanceof Error ? error.message : String(error)} (format N,r,p)`);
+  }
+
+  const config: Config = {
+    host: text('GATEHOUSE_HOST'),
+    port: integer('GATEHOUSE_PORT', 0, 65535),
+    dataDir: resolve(text('GATEHOUSE_DATA_DIR')),
+    secret: secret === undefined || secret === '' ? undefined : secret,
+    authMethod: choice('GATEHOUSE_AUTH', ['default', 'none'] as const),
+    baseUri: normalizeBaseUri(text('GATEHOUSE_BASE_URI')),
+    trustProxy,
+    secureCookie: boolean('GATEHOUSE_SECURE_COOKIE'),
+    revokeOnLogout: boolean('GATEHOUSE_REVOKE_ON_LOGOUT'),
+    maxRevokedTokens: integer('GATEHOUSE_MAX_REVOKED_TOKENS', 1, 10_000_000),
+    tokenTtlSeconds: TOKEN_TTL_SECONDS,
+    pollIntervalMs: integer('GATEHOUSE_POLL_INTERVAL', 100, 86_400_000),
+    maxBodyBytes: integer('GATEHOUSE_MAX_BODY_BYTES', 1024, 16 * 1024 * 1024),
+    minPasswordLength: integer('GATEHOUSE_MIN_PASSWORD_LENGTH', 1, 1024),
+    scryptCost,
+    hashConcurrency: integer('GATEHOUSE_HASH_CONCURRENCY', 1, 64),
+    hashQueueLength: integer('GATEHOUSE_HASH_QUEUE', 0, 100_000),
+    throttle: {
+      maxFailuresPerUsername: integer('GATEHOUSE_THROTTLE_USER', 1, 1_000_000),
+      maxFailuresPerAddress: integer('GATEHOUSE_THROTTLE_ADDRESS', 1, 1_000_000),
+      windowSeconds: integer('GATEHOUSE_THROTTLE_WINDOW', 1, 86_400),
+      maxEntries: 10_000,
+    },
+    logLevel: choice('GATEHOUSE_LOG_LEVEL', LOG_LEVELS),
+    logFormat: choice('GATEHOUSE_LOG_FORMAT', LOG_FORMATS),
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    shutdownTimeoutMs: integer('GATEHOUSE_SHUTDOWN_TIMEOUT', 0, 600_000),
+  };
+  return Object.freeze(config);
+}
+
+function describe(env: string): string {
+  const spec = SETTINGS.find((s) => s.env === env);
+  return spec === undefined || spec.flag === '' ? env : `--${spec.flag} (${env})`;
+}
+
+/** "/" or "" -> "", "flood/" -> "/flood"; refuses anything that is not a plain path. */
+function normalizeBaseUri(value: string): string {
+  const trimmed = value.replace(/^\/+|\/+$/g, '');
+  if (trimmed === '') return '';
+  if (!/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/.test(trimmed) || trimmed.split('/').some((s) => s === '.' || s === '..')) {
+    throw new SettingInvalid(`--base-uri must be a plain path such as /flood (got ${JSON.stringify(value)})`);
+  }
+  return `/${trimmed}`;
+}
+
+/** The configuration as an operator may see it: the secret redacted. */
+export function printableConfig(config: Config): Record<string, unknown> {
+  return { ...config, secret: config.secret === undefined ? '(secret file in the data directory)' : '(set, redacted)' };
+}

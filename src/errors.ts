@@ -1,0 +1,143 @@
+// Typed errors for every refusal the service makes. Each has a permanent `code`;
+// messages are for people and may change. Only http/errors.ts maps them to statuses.
+
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export abstract class GatehouseError extends Error {
+  abstract readonly code: string;
+}
+
+export class ValidationFailed extends GatehouseError {
+  readonly code = 'VALIDATION_FAILED';
+  readonly problems: readonly Problem[];
+  constructor(problems: readonly Problem[]) {
+    const first = problems[0];
+    super(first === undefined ? 'The request is invalid.' : `${first.path || 'body'}: ${first.message}`);
+    this.problems = problems;
+  }
+}
+
+export class InvalidJson extends GatehouseError {
+  readonly code = 'INVALID_JSON';
+  constructor(message = 'The body is not valid JSON.') {
+    super(message);
+  }
+}
+
+export class BodyTooLarge extends GatehouseError {
+  readonly code = 'BODY_TOO_LARGE';
+  constructor(maxBytes: number) {
+    super(`The body is larger than ${maxBytes} bytes.`);
+  }
+}
+
+export class UnsupportedMediaType extends GatehouseError {
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  constructor() {
+    super('The body must be sent as application/json.');
+  }
+}
+
+export class InvalidPathParameter extends GatehouseError {
+  readonly code = 'INVALID_PATH_PARAMETER';
+  constructor() {
+    super('The path does not name a valid user.');
+  }
+}
+
+/** Every token failure and every missing credential: one status, one body; the detail is `cause`. */
+export class AuthRequired extends GatehouseError {
+  readonly code = 'AUTH_REQUIRED';
+  constructor(options?: { cause: unknown }) {
+    super('Authentication is required.', options);
+  }
+}
+
+export class InvalidCredentials extends GatehouseError {
+  readonly code = 'INVALID_CREDENTIALS';
+  constructor() {
+    super('Username or password is incorrect.');
+  }
+}
+
+export class NotAdministrator extends GatehouseError {
+  readonly code = 'NOT_ADMINISTRATOR';
+  constructor() {
+    super('This action needs an administrator.');
+  }
+}
+
+export class RouteNotFound extends GatehouseError {
+  readonly code = 'NOT_FOUND';
+  constructor() {
+    super('There is nothing at this path.');
+  }
+}
+
+export class MethodNotAllowed extends GatehouseError {
+  readonly code = 'METHOD_NOT_ALLOWED';
+  readonly allow: readonly string[];
+  constructor(allow: readonly string[]) {
+    super('This path does not answer that method.');
+    this.allow = allow;
+  }
+}
+
+export class UsernameTaken extends GatehouseError {
+  readonly code = 'USERNAME_TAKEN';
+  constructor() {
+    super('That username is already taken.');
+  }
+}
+
+export class UserNotFound extends GatehouseError {
+  readonly code = 'USER_NOT_FOUND';
+  constructor() {
+    super('No user has that username.');
+  }
+}
+
+export class LastAdministrator extends GatehouseError {
+  readonly code = 'LAST_ADMINISTRATOR';
+  constructor() {
+    super('The last administrator cannot be deleted or demoted.');
+  }
+}
+
+export class TooManyAttempts extends GatehouseError {
+  readonly code = 'TOO_MANY_ATTEMPTS';
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
+    super('Too many failed logins; try again later.');
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export class ServerBusy extends GatehouseError {
+  readonly code = 'SERVER_BUSY';
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super('The server is busy; try again shortly.');
+  }
+}
+
+/** A change could not be made durable; nothing was acknowledged. */
+export class StoreWriteFailed extends GatehouseError {
+  readonly code = 'STORE_WRITE_FAILED';
+  constructor(options?: { cause: unknown }) {
+    super('The change could not be saved; it was not applied.', options);
+  }
+}
+
+/** The token was refused; `reason` says why, for tests and debug logs only. */
+export class TokenInvalid extends GatehouseError {
+  readonly code = 'AUTH_TOKEN_INVALID';
+  readonly reason: string;
+  constructor(reason: string) {
+    super(`Token refused: ${reason}.`);
+    this.reason = reason;
+  }
+}

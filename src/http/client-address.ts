@@ -1,0 +1,60 @@
+import { BlockList, isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+
+export interface ProxyTrust {
+  /** The client's address: the socket's, or the last untrusted hop of X-Forwarded-For when the socket is a trusted proxy. */
+  clientAddress(req: IncomingMessage): string;
+  /** True when a trusted proxy says the client used HTTPS. */
+  isForwardedHttps(req: IncomingMessage): boolean;
+}
+
+/** Removes the IPv4-mapped prefix so one client has one spelling (throttle keys, logs, fail2ban). */
+export function normalizeAddress(address: string): string {
+  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+/** Parses `--trust-proxy` entries (addresses or CIDRs); throws TypeError on a bad entry. */
+export function createProxyTrust(entries: readonly string[]): ProxyTrust {
+  const trusted = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) {
+      trusted.addAddress(address, type);
+    } else {
+      const bits = Number(prefix);
+      if (!/^\d{1,3}$/.test(prefix) || bits > (family === 4 ? 32 : 128)) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} has a bad prefix length`);
+      trusted.addSubnet(address, bits, type);
+    }
+  }
+  const isTrusted = (address: string): boolean => {
+    const family = isIP(address);
+    return family !== 0 && trusted.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  };
+  const socketAddress = (req: IncomingMessage): string => normalizeAddress(req.socket.remoteAddress ?? '');
+
+  return {
+    clientAddress(req) {
+      let address = socketAddress(req);
+      if (entries.length === 0 || !isTrusted(address)) return address;
+      const forwarded = req.headers['x-forwarded-for'];
+      if (typeof forwarded !== 'string') return address;
+      // Walk from the nearest hop back; the first address we do not trust is the client.
+      const hops = forwarded.split(',').map((hop) => normalizeAddress(hop.trim()));
+      for (let i = hops.length - 1; i >= 0; i--) {
+        const hop = hops[i] ?? '';
+        if (isIP(hop) === 0) return address;
+        address = hop;
+        if (!isTrusted(hop)) return hop;
+      }
+      return address;
+    },
+    isForwardedHttps(req) {
+      if (entries.length === 0 || !isTrusted(socketAddress(req))) return false;
+      const proto = req.headers['x-forwarded-proto'];
+      return typeof proto === 'string' && proto.split(',')[0]?.trim().toLowerCase() === 'https';
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import * as errors from '../errors.js';
+
+export interface PublicError {
+  readonly status: number;
+  readonly body: { readonly code: string; readonly message: string };
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+// The one error -> status table. Odd statuses come from the contract:
+// spec section 7 makes a duplicate username and a missing user 500.
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  INVALID_PATH_PARAMETER: 400,
+  AUTH_REQUIRED: 401,
+  INVALID_CREDENTIALS: 401,
+  NOT_ADMINISTRATOR: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  LAST_ADMINISTRATOR: 409, // INTERFACE.md: otherwise the service falls back to its initial condition
+  BODY_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_ATTEMPTS: 429,
+  USERNAME_TAKEN: 500, // spec section 7
+  USER_NOT_FOUND: 500, // spec section 7
+  SERVER_BUSY: 503,
+  STORE_WRITE_FAILED: 503,
+};
+
+const INTERNAL: PublicError = {
+  status: 500,
+  body: { code: 'INTERNAL_ERROR', message: 'Something went wrong on the server.' },
+  headers: {},
+};
+
+/** Maps any thrown value to what the client may see. Unknown errors never echo their message. */
+export function toPublicError(error: unknown): PublicError {
+  if (!(error instanceof errors.GatehouseError)) return INTERNAL;
+  const status = STATUS_BY_CODE[error.code];
+  if (status === undefined) return INTERNAL;
+  const headers: Record<string, string> = {};
+  if (error instanceof errors.MethodNotAllowed) headers['allow'] = error.allow.join(', ');
+  if (error instanceof errors.TooManyAttempts || error instanceof errors.ServerBusy) {
+    headers['retry-after'] = String(error.retryAfterSeconds);
+  }
+  return { status, body: { code: error.code, message: error.message }, headers };
+}
+
+/** True for errors we expect from clients; anything else is logged with its cause. */
+export function isExpectedError(error: unknown): boolean {
+  return error instanceof errors.GatehouseError && STATUS_BY_CODE[error.code] !== undefined && error.code !== 'STORE_WRITE_FAILED';
+}

@@ -1,0 +1,86 @@
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export type LogFormat = 'json' | 'pretty';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
+
+export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface Logger {
+  debug(msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  /** Goes to stderr with the cause's name, code and stack (never the request that caused it). */
+  error(msg: string, cause?: unknown, fields?: LogFields): void;
+  /** Writes out what is buffered, synchronously enough for an exit right after. */
+  flush(): void;
+  isEnabled(level: LogLevel): boolean;
+}
+
+export interface LogSink {
+  write(text: string): unknown;
+}
+
+const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/**
+ * One line per event. stdout lines are batched per event-loop turn, so the request log on the
+ * hot path costs one write per turn rather than one per request.
+ */
+export function createLogger(options: { level: LogLevel; format: LogFormat; stdout: LogSink; stderr: LogSink; now?: () => number }): Logger {
+  const now = options.now ?? Date.now;
+  const threshold = RANK[options.level];
+  let buffered: string[] = [];
+  let isScheduled = false;
+
+  const flush = (): void => {
+    isScheduled = false;
+    if (buffered.length === 0) return;
+    const text = buffered.join('');
+    buffered = [];
+    options.stdout.write(text);
+  };
+
+  const format = (level: LogLevel, msg: string, fields: LogFields | undefined): string => {
+    const time = new Date(now()).toISOString();
+    if (options.format === 'json') return `${JSON.stringify({ time, level, msg, ...fields })}\n`;
+    let line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}`;
+    if (fields !== undefined) {
+      for (const [key, value] of Object.entries(fields)) if (value !== undefined) line += ` ${key}=${JSON.stringify(value)}`;
+    }
+    return `${line}\n`;
+  };
+
+  const emit = (level: LogLevel, msg: string, fields: LogFields | undefined): void => {
+    if (RANK[level] < threshold) return;
+    buffered.push(format(level, msg, fields));
+    if (!isScheduled) {
+      isScheduled = true;
+      setImmediate(flush);
+    }
+  };
+
+  return {
+    debug: (msg, fields) => emit('debug', msg, fields),
+    info: (msg, fields) => emit('info', msg, fields),
+    warn: (msg, fields) => emit('warn', msg, fields),
+    error(msg, cause, fields) {
+      if (RANK.error < threshold) return;
+      flush();
+      options.stderr.write(format('error', msg, { ...fields, ...describeCause(cause) }));
+    },
+    flush,
+    isEnabled: (level) => RANK[level] >= threshold,
+  };
+}
+
+function describeCause(cause: unknown): LogFields {
+  if (cause === undefined) return {};
+  if (!(cause instanceof Error)) return { cause: typeof cause };
+  const code = (cause as { code?: unknown }).code;
+  const inner = cause.cause instanceof Error ? `; caused by ${cause.cause.name}: ${cause.cause.message}` : '';
+  return {
+    cause: `${cause.name}: ${cause.message}${inner}`,
+    code: typeof code === 'string' ? code : undefined,
+    stack: cause.stack?.split('\n').slice(1, 6).join(' | ').replace(/\s+/g, ' '),
+  };
+}

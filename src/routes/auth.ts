@@ -1,0 +1,211 @@
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { TokenCodec } from '../auth/jwt.js';
+import type { RevocationList } from '../auth/revocations.js';
+import type { Caller, SessionAuthenticator } from '../auth/session.js';
+import type { Config } from '../config.js';
+import {
+  AuthRequired,
+  InvalidCredentials,
+  InvalidPathParameter,
+  NotAdministrator,
+  TooManyAttempts,
+  ValidationFailed,
+} from '../errors.js';
+import { readJsonBody } from '../http/body.js';
+import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
+import { sendJson } from '../http/respond.js';
+import type { Logger } from '../log/logger.js';
+import { addUser, changeUser, removeUser } from '../store/account-rules.js';
+import type { StoredUser, UserStore, UserView } from '../store/users.js';
+import { checkAuthenticateBody, checkPathUsername, registerBodyChecker, updateBodyChecker } from '../validate/auth.js';
+import type { Checker } from '../validate/check.js';
+import { isAdministrator } from '../validate/level.js';
+import type { RequestContext, Route } from './context.js';
+
+export interface AuthRouteDeps {
+  readonly config: Config;
+  readonly store: UserStore;
+  readonly codec: TokenCodec;
+  readonly session: SessionAuthenticator;
+  readonly hasher: PasswordHasher;
+  readonly throttle: LoginThrottle;
+  readonly revocations: RevocationList | undefined;
+  readonly logger: Logger;
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+}
+
+function checked<T>(check: Checker<T>, input: unknown): T {
+  const result = check(input, '');
+  if (!result.ok) throw new ValidationFailed(result.problems);
+  return result.value;
+}
+
+/** Percent-decodes a path parameter; bad escapes, "/", dot segments and control characters give 400. */
+function usernameFromPath(raw: string | undefined): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw ?? '');
+  } catch {
+    throw new InvalidPathParameter();
+  }
+  const result = checkPathUsername(decoded, 'username');
+  if (!result.ok) throw new InvalidPathParameter();
+  return result.value;
+}
+
+/** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
+function assertStillAdministrator(view: UserView, caller: Caller): void {
+  const current = view.get(caller.user.username);
+  if (current === undefined || Math.floor(caller.claims.iat) < current.credentialsChangedAt) throw new AuthRequired();
+  if (!isAdministrator(current.level)) throw new NotAdministrator();
+}
+
+export function authRoutes(deps: AuthRouteDeps): Route[] {
+  const { config, store, session, hasher, throttle, logger } = deps;
+  const registerBody = registerBodyChecker(config.minPasswordLength);
+  const updateBody = updateBodyChecker(config.minPasswordLength);
+  const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
+  const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
+  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+
+  const sessionCookieFor = (ctx: RequestContext, user: StoredUser): string => {
+    const iat = nowSeconds();
+    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds });
+    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: ctx.isSecureCookie });
+  };
+
+  if (config.authMethod === 'none') {
+    // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
+    const builtIn = { username: '_config', level: 10 } as const;
+    return [
+      { method: 'POST', path: '/api/auth/authenticate', handler: async (ctx) => {
+        await readJsonBody(ctx.req, config.maxBodyBytes);
+        sendJson(ctx.res, 200, { success: true, ...builtIn });
+      } },
+      { method: 'GET', path: '/api/auth/verify', handler: (ctx) => sendJson(ctx.res, 200, { initialUser: false, ...builtIn, configs }) },
+      { method: 'GET', path: '/api/auth/logout', handler: (ctx) => sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie }) }) },
+    ];
+  }
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/auth/authenticate',
+      async handler(ctx) {
+        const body = checked(checkAuthenticateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
+        // Throttled attempts are refused before any hashing: an attacker cannot buy scrypt time.
+        const wait = throttle.retryAfterSeconds(body.username, ctx.address, deps.now());
+        if (wait > 0) throw new TooManyAttempts(wait);
+        const user = store.find(body.username);
+        const matches = await hasher.verify(body.password, user?.passwordHash);
+        // The user may have been changed or removed while we hashed.
+        const current = store.find(body.username);
+        if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
+          throttle.recordFailure(body.username, ctx.address, deps.now());
+          logger.warn('login failed', { event: 'login_failed', address: ctx.address, username: body.username });
+          throw new InvalidCredentials();
+        }
+        throttle.recordSuccess(body.username);
+        logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: current.username });
+        sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': sessionCookieFor(ctx, current) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/register',
+      async handler(ctx) {
+        const raw = await readJsonBody(ctx.req, config.maxBodyBytes);
+        // Spec section 5.7: credentials first once users exist (401 / 403, no cookie).
+        const caller = store.size > 0 ? session.requireAdministrator(ctx.credentials) : undefined;
+        const body = checked(registerBody, raw);
+        const passwordHash = await hasher.hash(body.password);
+        const changedAt = nowSeconds();
+        const user: StoredUser = { username: body.username, level: body.level, passwordHash, client: body.client, credentialsChangedAt: changedAt };
+        const isFirstUser = await store.change((view) => {
+          if (caller !== undefined) assertStillAdministrator(view, caller);
+          else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
+          addUser(view, user);
+          return view.size === 1;
+        });
+        if (isFirstUser && !isAdministrator(user.level)) {
+          logger.warn('the first user is not an administrator, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');
+        }
+        if (ctx.query['cookie'] === 'false') {
+          sendJson(ctx.res, 200, { username: user.username });
+          return;
+        }
+        sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': sessionCookieFor(ctx, user) });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/auth/verify',
+      handler(ctx) {
+        if (store.size === 0) {
+          sendJson(ctx.res, 200, { initialUser: true, configs });
+          return;
+        }
+        let caller: Caller;
+        try {
+          caller = session.authenticate(ctx.credentials);
+        } catch {
+          // Spec section 4: the 401 on verify carries configs and nothing else.
+          sendJson(ctx.res, 401, { configs });
+          return;
+        }
+        sendJson(ctx.res, 200, { initialUser: false, username: caller.user.username, level: caller.user.level, configs });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/auth/logout',
+      async handler(ctx) {
+        const caller = session.authenticate(ctx.credentials);
+        if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, nowSeconds());
+        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie }) });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/auth/users',
+      handler(ctx) {
+        session.requireAdministrator(ctx.credentials);
+        const entries: Array<{ username: string; level: StoredUser['level'] }> = [];
+        for (const user of store.list()) entries.push({ username: user.username, level: user.level });
+        sendJson(ctx.res, 200, entries);
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/api/auth/users/:username',
+      async handler(ctx) {
+        const raw = await readJsonBody(ctx.req, config.maxBodyBytes);
+        const caller = session.requireAdministrator(ctx.credentials);
+        const target = usernameFromPath(ctx.param);
+        const patch = checked(updateBody, raw);
+        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password);
+        const changedAt = nowSeconds();
+        await store.change((view) => {
+          assertStillAdministrator(view, caller);
+          changeUser(view, target, passwordHash === undefined ? patch : { ...patch, passwordHash }, changedAt);
+        });
+        sendJson(ctx.res, 200, {});
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/auth/users/:username',
+      async handler(ctx) {
+        const caller = session.requireAdministrator(ctx.credentials);
+        const target = usernameFromPath(ctx.param);
+        await store.change((view) => {
+          assertStillAdministrator(view, caller);
+          removeUser(view, target);
+        });
+        sendJson(ctx.res, 200, { username: target });
+      },
+    },
+  ];
+}

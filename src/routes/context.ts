@@ -1,0 +1,23 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Credentials } from '../auth/session.js';
+
+/** What a handler gets: the parsed pieces of one request. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly query: Readonly<Record<string, string>>;
+  /** The raw path parameter, still percent-encoded. */
+  readonly param: string | undefined;
+  readonly address: string;
+  /** True when the session cookie must carry Secure (configured, or HTTPS via a trusted proxy). */
+  readonly isSecureCookie: boolean;
+  readonly credentials: Credentials;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void> | void;
+
+export interface Route {
+  readonly method: string;
+  readonly path: string;
+  readonly handler: Handler;
+}

@@ -1,0 +1,119 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { createTokenCodec } from './auth/jwt.js';
+import { createLoginThrottle } from './auth/login-throttle.js';
+import { createPasswordHasher } from './auth/password-hasher.js';
+import { openRevocationList } from './auth/revocations.js';
+import { loadOrCreateSecretFile, secretFromEnvironment } from './auth/secret.js';
+import { createSessionAuthenticator } from './auth/session.js';
+import type { Config } from './config.js';
+import { createProxyTrust } from './http/client-address.js';
+import type { Logger } from './log/logger.js';
+import { authRoutes } from './routes/auth.js';
+import { healthRoutes, type Lifecycle } from './routes/health.js';
+import { prepareDataDir } from './store/data-dir.js';
+import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
+import { lockDataDir } from './store/lock.js';
+import { openUserStore, type UserStore } from './store/users.js';
+import { isAdministrator } from './validate/level.js';
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  readonly store: UserStore;
+  /** Stops accepting, lets in-flight requests and writes finish (bounded by the shutdown timeout), releases the lock. */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  readonly logger: Logger;
+  /** Milliseconds since the epoch; tests inject a clock they can move. */
+  readonly now?: () => number;
+  /** The store's file operations; tests inject faults here. */
+  readonly fileSystem?: StoreFileSystem;
+}
+
+/** Prepares the data directory, takes its lock, loads secret and users, and listens. */
+export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
+  const { logger } = options;
+  const now = options.now ?? Date.now;
+  const fs = options.fileSystem ?? realFileSystem;
+  const proxyTrust = createProxyTrust(config.trustProxy);
+  if (config.authMethod === 'none' && !isLoopback(config.host) && config.trustProxy.length === 0) {
+    throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
+  }
+  const secret = config.secret === undefined ? undefined : secretFromEnvironment(config.secret);
+
+  const { tightened } = await prepareDataDir(config.dataDir);
+  if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
+  const lock = await lockDataDir(config.dataDir);
+  try {
+    const codec = createTokenCodec(secret ?? (await loadOrCreateSecretFile(fs, config.dataDir)));
+    const store = await openUserStore(config.dataDir, fs);
+    const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens, config.tokenTtlSeconds) : undefined;
+    const hasher = createPasswordHasher({ cost: config.scryptCost, maxConcurrent: config.hashConcurrency, maxQueued: config.hashQueueLength });
+    await hasher.warmUp();
+    if (store.size > 0 && ![...store.list()].some((user) => isAdministrator(user.level))) {
+      logger.warn('no administrator exists, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');
+    }
+
+    let lifecycle: Lifecycle = 'starting';
+    const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
+    const app = createApp({
+      apiRoutes: authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, now }),
+      rootRoutes: healthRoutes(() => lifecycle),
+      baseUri: config.baseUri,
+      secureCookie: config.secureCookie,
+      proxyTrust,
+      logger,
+    });
+    const server = createServer(
+      {
+        maxHeaderSize: 16 * 1024,
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        keepAliveTimeout: 5_000,
+      },
+      app,
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    lifecycle = 'ready';
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> =>
+      (closing ??= (async () => {
+        lifecycle = 'stopping';
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive connections that sit idle would hold close() open; in-flight ones may finish.
+        server.closeIdleConnections();
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
+        const deadline = new Promise<void>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs).unref());
+        await Promise.race([closed, deadline]);
+        clearInterval(idleSweep);
+        server.closeAllConnections();
+        await store.idle();
+        lock.release();
+        logger.info('stopped');
+        logger.flush();
+      })());
+
+    return { url, port, server, store, close };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

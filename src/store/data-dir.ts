@@ -1,0 +1,14 @@
+import { promises as fs } from 'node:fs';
+
+/**
+ * Creates `dir` (mode 0700) or tightens an existing one to 0700. Returns true when it had
+ * to tighten, so the caller can log it (INTERFACE.md, "Data directory").
+ */
+export async function prepareDataDir(dir: string): Promise<{ tightened: boolean }> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const stats = await fs.stat(dir);
+  if (!stats.isDirectory()) throw new Error(`the data directory ${dir} is not a directory`);
+  if ((stats.mode & 0o077) === 0) return { tightened: false };
+  await fs.chmod(dir, 0o700);
+  return { tightened: true };
+}

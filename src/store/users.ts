@@ -1,0 +1,252 @@
+import { join } from 'node:path';
+import { StoreWriteFailed } from '../errors.js';
+import { checkUsername } from '../validate/auth.js';
+import { integerIn, isPlainObject, objectOf, stringOf, type CheckedType } from '../validate/check.js';
+import { checkClientSettings } from '../validate/client-settings.js';
+import { checkAccessLevel, isAdministrator } from '../validate/level.js';
+import { parsePasswordHash } from '../auth/password.js';
+import { isErrorCode, RenamedButNotDurable, writeFileAtomic } from './atomic-file.js';
+import type { StoreFileSystem } from './file-system.js';
+
+export const USERS_FILE = 'users.json';
+export const USERS_FORMAT = 1;
+
+const checkStoredUser = objectOf(
+  {
+    username: checkUsername,
+    level: checkAccessLevel,
+    passwordHash: (input: unknown, path: string) => {
+      const result = stringOf({ minLength: 1, maxLength: 512 })(input, path);
+      if (result.ok && parsePasswordHash(result.value) === undefined) {
+        return { ok: false as const, problems: [{ path, message: 'is not a scrypt hash in our format' }] };
+      }
+      return result;
+    },
+    client: checkClientSettings,
+    credentialsChangedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
+  },
+  { rejectUnknownKeys: true },
+);
+
+/** One account as stored. `credentialsChangedAt` is in unix seconds: tokens issued earlier are refused. */
+export type StoredUser = Readonly<CheckedType<typeof checkStoredUser>>;
+
+/** What a change sees: the committed users plus the changes queued before it in the same batch. */
+export interface UserView {
+  get(username: string): StoredUser | undefined;
+  has(username: string): boolean;
+  set(user: StoredUser): void;
+  delete(username: string): void;
+  readonly size: number;
+  administratorCount(): number;
+}
+
+export interface UserStore {
+  readonly path: string;
+  readonly size: number;
+  find(username: string): StoredUser | undefined;
+  list(): Iterable<StoredUser>;
+  /**
+   * Runs `apply` against the current view and resolves once its changes are durable on disk.
+   * If `apply` throws, nothing it did is kept. If the write fails, throws StoreWriteFailed and
+   * memory stays equal to the file.
+   */
+  change<T>(apply: (view: UserView) => T): Promise<T>;
+  /** Resolves when every queued change has been written or refused. */
+  idle(): Promise<void>;
+}
+
+export class StoreCorrupt extends Error {
+  constructor(path: string, detail: string) {
+    super(
+      `The users file ${path} cannot be used: ${detail}. It has not been changed. ` +
+        `To restore the previous good copy, stop every Gatehouse process, inspect ${path}.prev, ` +
+        `then copy it over ${path} (cp ${path}.prev ${path}) and start again.`,
+    );
+  }
+}
+
+interface Job {
+  readonly apply: (view: UserView) => unknown;
+  readonly resolve: (value: never) => void;
+  readonly reject: (error: unknown) => void;
+  result?: unknown;
+}
+
+const serializeUser = (user: StoredUser): string =>
+  JSON.stringify({
+    username: user.username,
+    level: user.level,
+    passwordHash: user.passwordHash,
+    client: user.client,
+    credentialsChangedAt: user.credentialsChangedAt,
+  });
+
+/** Loads (and fully validates) the users file, or starts empty when there is none. Throws StoreCorrupt. */
+export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promise<UserStore> {
+  const path = join(dataDir, USERS_FILE);
+  const committed = new Map<string, StoredUser>();
+  // Each user's JSON is kept, so a write at 100,000 users re-serializes only what changed.
+  const serialized = new Map<string, string>();
+  for (const user of await readUsersFile(fs, path)) {
+    committed.set(user.username, user);
+    serialized.set(user.username, serializeUser(user));
+  }
+
+  const pending: Job[] = [];
+  let draining: Promise<void> | undefined;
+
+  async function commitBatch(batch: Job[]): Promise<void> {
+    const overlay = new Map<string, StoredUser | null>();
+    let size = committed.size;
+    const lookup = (name: string): StoredUser | undefined => {
+      const changed = overlay.get(name);
+      return changed === undefined ? committed.get(name) : (changed ?? undefined);
+    };
+    const accepted: Job[] = [];
+    for (const job of batch) {
+      const undo: Array<() => void> = [];
+      const remember = (name: string): void => {
+        const had = overlay.has(name);
+        const previous = overlay.get(name);
+        const previousSize = size;
+        undo.push(() => {
+          size = previousSize;
+          if (had) overlay.set(name, previous ?? null);
+          else overlay.delete(name);
+        });
+      };
+      const view: UserView = {
+        get: lookup,
+        has: (name) => lookup(name) !== undefined,
+        set(user) {
+          remember(user.username);
+          if (lookup(user.username) === undefined) size++;
+          overlay.set(user.username, user);
+        },
+        delete(name) {
+          if (lookup(name) === undefined) return;
+          remember(name);
+          size--;
+          overlay.set(name, null);
+        },
+        get size() {
+          return size;
+        },
+        administratorCount() {
+          let count = 0;
+          for (const [name, user] of committed) if (!overlay.has(name) && isAdministrator(user.level)) count++;
+          for (const user of overlay.values()) if (user !== null && isAdministrator(user.level)) count++;
+          return count;
+        },
+      };
+      try {
+        job.result = job.apply(view);
+        accepted.push(job);
+      } catch (error) {
+        for (const step of undo.reverse()) step();
+        job.reject(error);
+      }
+    }
+    if (accepted.length === 0) return;
+    if (overlay.size === 0) {
+      for (const job of accepted) job.resolve(job.result as never);
+      return;
+    }
+
+    const overlaySerialized = new Map<string, string>();
+    for (const [name, user] of overlay) if (user !== null) overlaySerialized.set(name, serializeUser(user));
+    const parts: string[] = [];
+    for (const [name, text] of serialized) {
+      if (!overlay.has(name)) parts.push(text);
+      else if (overlay.get(name) !== null) parts.push(overlaySerialized.get(name) ?? '');
+    }
+    for (const [name, text] of overlaySerialized) if (!committed.has(name)) parts.push(text);
+    const document = `{"format":${USERS_FORMAT},"users":[\n${parts.join(',\n')}\n]}\n`;
+
+    let failure: unknown;
+    let isOnDisk = false;
+    try {
+      await writeFileAtomic(fs, path, Buffer.from(document, 'utf8'), { keepPrevious: true });
+      isOnDisk = true;
+    } catch (error) {
+      failure = error;
+      // The new file is visible but may not survive a power cut: memory follows the file,
+      // and the change is still not acknowledged.
+      isOnDisk = error instanceof RenamedButNotDurable;
+    }
+    if (isOnDisk) {
+      for (const [name, user] of overlay) {
+        if (user === null) {
+          committed.delete(name);
+          serialized.delete(name);
+        } else {
+          committed.set(name, user);
+          serialized.set(name, overlaySerialized.get(name) ?? serializeUser(user));
+        }
+      }
+    }
+    for (const job of accepted) {
+      if (failure === undefined) job.resolve(job.result as never);
+      else job.reject(new StoreWriteFailed({ cause: failure }));
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (pending.length > 0) await commitBatch(pending.splice(0));
+    draining = undefined;
+  }
+
+  return {
+    path,
+    get size() {
+      return committed.size;
+    },
+    find: (username) => committed.get(username),
+    list: () => committed.values(),
+    change<T>(apply: (view: UserView) => T): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        pending.push({ apply, resolve: resolve as (value: never) => void, reject });
+        draining ??= drain();
+      });
+    },
+    async idle() {
+      while (draining !== undefined) await draining;
+    },
+  };
+}
+
+async function readUsersFile(fs: StoreFileSystem, path: string): Promise<StoredUser[]> {
+  let text: string;
+  try {
+    text = (await fs.readFile(path)).toString('utf8');
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) return [];
+    throw error;
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new StoreCorrupt(path, `it is not valid JSON (${error instanceof Error ? error.message : 'parse error'})`);
+  }
+  if (!isPlainObject(document)) throw new StoreCorrupt(path, 'it is not a JSON object');
+  const format = document['format'];
+  if (typeof format !== 'number' || !Number.isInteger(format) || format < 1) throw new StoreCorrupt(path, 'it has no valid "format" number');
+  if (format > USERS_FORMAT) {
+    throw new StoreCorrupt(path, `it was written by a newer Gatehouse (format ${format}); this version reads format ${USERS_FORMAT}. Upgrade Gatehouse`);
+  }
+  const users = document['users'];
+  if (!Array.isArray(users)) throw new StoreCorrupt(path, 'it has no "users" array');
+  const seen = new Set<string>();
+  return users.map((entry: unknown, index: number) => {
+    const result = checkStoredUser(entry, `users[${index}]`);
+    if (!result.ok) {
+      const problem = result.problems[0];
+      throw new StoreCorrupt(path, `${problem?.path ?? `users[${index}]`} ${problem?.message ?? 'is invalid'}`);
+    }
+    if (seen.has(result.value.username)) throw new StoreCorrupt(path, `users[${index}] repeats a username`);
+    seen.add(result.value.username);
+    return result.value;
+  });
+}

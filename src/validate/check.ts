@@ -1,0 +1,118 @@
+import type { Problem } from '../errors.js';
+
+export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: Problem[] };
+export type Checker<T> = (input: unknown, path: string) => Checked<T>;
+export type CheckedType<C> = C extends Checker<infer T> ? T : never;
+
+export function pass<T>(value: T): Checked<T> {
+  return { ok: true, value };
+}
+
+export function fail(path: string, message: string): Checked<never> {
+  return { ok: false, problems: [{ path, message }] };
+}
+
+/** A JSON object: not null, not an array, with the plain or null prototype. */
+export function isPlainObject(input: unknown): input is Record<string, unknown> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const proto: unknown = Object.getPrototypeOf(input);
+  return proto === Object.prototype || proto === null;
+}
+
+export function joinPath(parent: string, key: string): string {
+  return parent === '' ? key : `${parent}.${key}`;
+}
+
+/** Length in code points, so a limit in "characters" is not halved by surrogate pairs. */
+function codePointLength(value: string): number {
+  let count = 0;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
+// U+0000-U+001F and U+007F: INTERFACE.md, username row.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+export interface StringRules {
+  readonly minLength: number;
+  readonly maxLength: number;
+  readonly allowControlCharacters?: boolean;
+}
+
+export function stringOf(rules: StringRules): Checker<string> {
+  return (input, path) => {
+    if (typeof input !== 'string') return fail(path, 'must be a string');
+    const length = codePointLength(input);
+    if (length < rules.minLength) {
+      return fail(path, rules.minLength === 1 ? 'must not be empty' : `must be at least ${rules.minLength} characters`);
+    }
+    if (length > rules.maxLength) return fail(path, `must be at most ${rules.maxLength} characters`);
+    if (rules.allowControlCharacters !== true && CONTROL_CHARACTER.test(input)) {
+      return fail(path, 'must not contain control characters');
+    }
+    return pass(input);
+  };
+}
+
+export function integerIn(min: number, max: number): Checker<number> {
+  return (input, path) => {
+    if (typeof input !== 'number' || !Number.isInteger(input)) return fail(path, 'must be an integer');
+    if (input < min || input > max) return fail(path, `must be between ${min} and ${max}`);
+    return pass(input);
+  };
+}
+
+export function oneOf<const T extends string | number>(allowed: readonly T[]): Checker<T> {
+  return (input, path) => {
+    for (const candidate of allowed) if (input === candidate) return pass(candidate);
+    return fail(path, `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`);
+  };
+}
+
+type Shape = Readonly<Record<string, Checker<unknown>>>;
+type ShapeValue<S extends Shape> = { [K in keyof S]: CheckedType<S[K]> };
+type PartialShapeValue<S extends Shape> = { [K in keyof S]?: CheckedType<S[K]> };
+
+/**
+ * Checks an object against a shape. Unknown keys are stripped (spec section 2) unless
+ * `rejectUnknownKeys`; the output is built from the shape's keys only.
+ */
+export function objectOf<S extends Shape>(shape: S, options: { rejectUnknownKeys?: boolean } = {}): Checker<ShapeValue<S>> {
+  return (input, path) => checkObject(shape, input, path, false, options.rejectUnknownKeys === true) as Checked<ShapeValue<S>>;
+}
+
+/** Like objectOf, but every key is optional (a partial update). */
+export function partialObjectOf<S extends Shape>(shape: S): Checker<PartialShapeValue<S>> {
+  return (input, path) => checkObject(shape, input, path, true, false) as Checked<PartialShapeValue<S>>;
+}
+
+function checkObject(shape: Shape, input: unknown, path: string, isPartial: boolean, rejectUnknownKeys: boolean): Checked<Record<string, unknown>> {
+  if (!isPlainObject(input)) return fail(path, 'must be a JSON object');
+  const problems: Problem[] = [];
+  const output: Record<string, unknown> = {};
+  for (const key of Object.keys(shape)) {
+    const check = shape[key];
+    if (check === undefined) continue;
+    const keyPath = joinPath(path, key);
+    if (!Object.hasOwn(input, key)) {
+      if (!isPartial) problems.push({ path: keyPath, message: 'is required' });
+      continue;
+    }
+    const result = check(input[key], keyPath);
+    if (result.ok) output[key] = result.value;
+    else problems.push(...result.problems);
+  }
+  if (rejectUnknownKeys) {
+    for (const key of Object.keys(input)) {
+      if (!Object.hasOwn(shape, key)) problems.push({ path: joinPath(path, key), message: 'is not an allowed field' });
+    }
+  }
+  return problems.length === 0 ? pass(output) : { ok: false, problems };
+}
