@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createTokenCodec } from './auth/jwt.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
-import { createPasswordHasher } from './auth/password-hasher.js';
+import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
 import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSessionAuthenticator } from './auth/session.js';
@@ -23,6 +23,7 @@ export interface RunningServer {
   readonly port: number;
   readonly server: Server;
   readonly store: UserStore;
+  readonly hasher: PasswordHasher;
   /** Stops accepting, lets in-flight requests and writes finish (bounded by the shutdown timeout), releases the lock. */
   close(): Promise<void>;
 }
@@ -107,7 +108,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         logger.flush();
       })());
 
-    return { url, port, server, store, close };
+    return { url, port, server, store, hasher, close };
   } catch (error) {
     lock.release();
     throw error;

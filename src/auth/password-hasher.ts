@@ -12,10 +12,13 @@ export interface PasswordHasher {
   /** Computes the dummy hash now, so the first unknown-user login costs no more than any other. */
   warmUp(): Promise<void>;
   readonly limiter: WorkLimiter;
+  /** scrypt runs started so far (hash and verify, dummy included): lets tests prove a path ran none. */
+  readonly runs: number;
 }
 
 export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent: number; maxQueued: number }): PasswordHasher {
   const limiter = createWorkLimiter(options.maxConcurrent, options.maxQueued);
+  let runs = 0;
   let dummyHash: Promise<string> | undefined;
   const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), options.cost));
 
@@ -24,10 +27,20 @@ export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent:
     warmUp: async () => {
       await dummy();
     },
-    hash: (password) => limiter.run(() => hashPassword(password, options.cost)),
+    get runs() {
+      return runs;
+    },
+    hash: (password) =>
+      limiter.run(() => {
+        runs++;
+        return hashPassword(password, options.cost);
+      }),
     async verify(password, stored) {
       const target = stored ?? (await dummy());
-      const matches = await limiter.run(() => verifyPassword(password, target));
+      const matches = await limiter.run(() => {
+        runs++;
+        return verifyPassword(password, target);
+      });
       return matches && stored !== undefined;
     },
   };

@@ -1,0 +1,28 @@
+# Gatehouse container image. Build: docker build -t gatehouse .
+
+# Stage 1: compile TypeScript (needs the dev dependencies).
+FROM node:20-alpine AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Stage 2: runtime. There are no runtime dependencies, so no node_modules.
+FROM node:20-alpine
+WORKDIR /app
+ENV GATEHOUSE_HOST=0.0.0.0 GATEHOUSE_DATA_DIR=/data
+# package.json is needed at run time: its "type": "module" makes node load dist/ as ES modules.
+COPY --from=build /app/package.json ./
+COPY --from=build /app/dist ./dist
+# Prepare /data before VOLUME: changes made to a volume path after VOLUME are discarded.
+RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
+VOLUME /data
+USER node
+EXPOSE 3000
+# No curl in alpine; node has fetch. Follows GATEHOUSE_PORT if it is overridden.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.GATEHOUSE_PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/cli.js", "serve"]
