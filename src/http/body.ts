@@ -27,14 +27,44 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   if (contentType === undefined || !isJsonContentType(contentType)) throw new UnsupportedMediaType();
   if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw new BodyTooLarge(maxBytes);
 
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    received += chunk.length;
-    if (received > maxBytes) throw new BodyTooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return parseJson(Buffer.concat(chunks, received).toString('utf8'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        // Stop reading at once; the error response closes the connection (app.ts).
+        cleanup();
+        req.pause();
+        reject(new BodyTooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      try {
+        resolve(parseJson(Buffer.concat(chunks, received).toString('utf8')));
+      } catch (error) {
+        reject(error);
+      }
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = (): void => onError(new Error('the client closed the connection before the body ended'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 /** JSON.parse, then refuses `__proto__` and `constructor.prototype` keys and deep nesting. */
