@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { buildConfig, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec } from '../config.js';
 import { createLogger } from '../log/logger.js';
+import { secretFromEnvironment } from '../auth/secret.js';
 import { startServer } from '../server.js';
 import { UsageError, EXIT_OK } from './usage-error.js';
 
@@ -73,24 +74,31 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   }
   const config = configFrom(values, io.env);
   if (values['print-config'] === true) {
+    if (config.secret !== undefined) secretFromEnvironment(config.secret);
     io.stdout.write(`${JSON.stringify(printableConfig(config), null, 2)}\n`);
     return EXIT_OK;
   }
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, stdout: io.stdout, stderr: io.stderr });
-  const running = await startServer(config, { logger });
-  logger.info(`listening on ${running.url}`, { url: running.url, dataDir: config.dataDir, authMethod: config.authMethod });
-  logger.flush();
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      logger.info('stopping', { signal });
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      void running.close().then(resolve);
-    };
-    const onTerm = (): void => stop('SIGTERM');
-    const onInt = (): void => stop('SIGINT');
-    process.on('SIGTERM', onTerm);
-    process.on('SIGINT', onInt);
+  // Signal handlers go in before anything is announced: a supervisor may send SIGTERM the
+  // moment it sees the listening line, and that must still be a clean stop.
+  let requestStop: (signal: string) => void = () => undefined;
+  const stopRequested = new Promise<string>((resolve) => {
+    requestStop = resolve;
   });
+  const onTerm = (): void => requestStop('SIGTERM');
+  const onInt = (): void => requestStop('SIGINT');
+  process.on('SIGTERM', onTerm);
+  process.on('SIGINT', onInt);
+  try {
+    const running = await startServer(config, { logger });
+    logger.announce(`listening on ${running.url}`, { url: running.url, dataDir: config.dataDir, authMethod: config.authMethod });
+    logger.flush();
+    const signal = await stopRequested;
+    logger.info('stopping', { signal });
+    await running.close();
+  } finally {
+    process.off('SIGTERM', onTerm);
+    process.off('SIGINT', onInt);
+  }
   return EXIT_OK;
 }

@@ -71,9 +71,13 @@ async function withStore<T>(dataDir: string, work: (store: UserStore) => Promise
 
 export async function usersCommand(args: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = args;
-  if (command === undefined || command === '--help' || command === 'help') {
+  if (command === undefined) {
+    io.stderr.write(USERS_HELP);
+    throw new UsageError('users needs a command: list, add, passwd, set-level or remove');
+  }
+  if (command === '--help' || command === 'help') {
     io.stdout.write(USERS_HELP);
-    return command === undefined ? 2 : EXIT_OK;
+    return EXIT_OK;
   }
   const shapes: Record<string, { positionals: number; extra: Record<string, 'string' | 'boolean'> }> = {
     list: { positionals: 0, extra: {} },
@@ -98,6 +102,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   };
 
   return withStore(config.dataDir, async (store) => {
+    if (command !== 'list' && command !== 'add' && store.find(name) === undefined) throw new Error(`no user is named ${JSON.stringify(name)}`);
     switch (command) {
       case 'list':
         for (const user of store.list()) io.stdout.write(`${user.username}\t${String(user.level)}\n`);
@@ -119,7 +124,6 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         return EXIT_OK;
       }
       case 'passwd': {
-        if (store.find(name) === undefined) throw new Error(`no user is named ${JSON.stringify(name)}`);
         const passwordHash = await newPasswordHash();
         await store.change((view) => changeUser(view, name, { passwordHash }, nowSeconds));
         io.stdout.write(`changed the password of ${name}; their sessions have ended\n`);

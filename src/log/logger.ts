@@ -9,6 +9,8 @@ export interface Logger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
+  /** An info line shown at every level but silent (the listening address). */
+  announce(msg: string, fields?: LogFields): void;
   /** Goes to stderr with the cause's name, code and stack (never the request that caused it). */
   error(msg: string, cause?: unknown, fields?: LogFields): void;
   /** Writes out what is buffered, synchronously enough for an exit right after. */
@@ -50,8 +52,8 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
     return `${line}\n`;
   };
 
-  const emit = (level: LogLevel, msg: string, fields: LogFields | undefined): void => {
-    if (RANK[level] < threshold) return;
+  const emit = (level: LogLevel, msg: string, fields: LogFields | undefined, isForced = false): void => {
+    if (RANK[level] < threshold && !(isForced && threshold < RANK.silent)) return;
     buffered.push(format(level, msg, fields));
     if (!isScheduled) {
       isScheduled = true;
@@ -63,6 +65,7 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
     debug: (msg, fields) => emit('debug', msg, fields),
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
+    announce: (msg, fields) => emit('info', msg, fields, true),
     error(msg, cause, fields) {
       if (RANK.error < threshold) return;
       flush();
