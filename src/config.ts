@@ -70,6 +70,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'throttle-window', env: 'GATEHOUSE_THROTTLE_WINDOW', kind: 'integer', help: 'throttle window in seconds', fallback: '900' },
   { flag: 'log-level', env: 'GATEHOUSE_LOG_LEVEL', kind: 'string', help: 'debug, info, warn, error or silent', fallback: 'info' },
   { flag: 'log-format', env: 'GATEHOUSE_LOG_FORMAT', kind: 'string', help: 'json or pretty', fallback: 'json' },
+  { flag: 'headers-timeout', env: 'GATEHOUSE_HEADERS_TIMEOUT', kind: 'integer', help: 'milliseconds a client has to send all request headers (slowloris)', fallback: '10000' },
+  { flag: 'request-timeout', env: 'GATEHOUSE_REQUEST_TIMEOUT', kind: 'integer', help: 'milliseconds a client has to send a whole request', fallback: '30000' },
   { flag: 'shutdown-timeout', env: 'GATEHOUSE_SHUTDOWN_TIMEOUT', kind: 'integer', help: 'milliseconds to let requests finish on SIGTERM', fallback: '10000' },
 ];
 
@@ -142,8 +144,8 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     },
     logLevel: choice('GATEHOUSE_LOG_LEVEL', LOG_LEVELS),
     logFormat: choice('GATEHOUSE_LOG_FORMAT', LOG_FORMATS),
-    headersTimeoutMs: 10_000,
-    requestTimeoutMs: 30_000,
+    headersTimeoutMs: integer('GATEHOUSE_HEADERS_TIMEOUT', 500, 600_000),
+    requestTimeoutMs: integer('GATEHOUSE_REQUEST_TIMEOUT', 500, 3_600_000),
     shutdownTimeoutMs: integer('GATEHOUSE_SHUTDOWN_TIMEOUT', 0, 600_000),
   };
   return Object.freeze(config);

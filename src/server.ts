@@ -76,6 +76,9 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         headersTimeout: config.headersTimeoutMs,
         requestTimeout: config.requestTimeoutMs,
         keepAliveTimeout: 5_000,
+        // Node checks the two timeouts above only this often (default 30 s): a slow-header
+        // client would otherwise hold its socket three times longer than configured.
+        connectionsCheckingInterval: 1_000,
       },
       app,
     );

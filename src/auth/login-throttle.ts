@@ -10,8 +10,18 @@ export interface LoginThrottle {
   /** Seconds until a login for this username from this address may be tried again, or 0. */
   retryAfterSeconds(username: string, address: string, nowMs: number): number;
   recordFailure(username: string, address: string, nowMs: number): void;
-  /** A success clears the username's failures (not the address's: one account cannot launder another's guesses). */
-  recordSuccess(username: string): void;
+  /**
+   * Check and count in one step, before any hashing: returns the wait in seconds (nothing
+   * counted), or 0 after counting the attempt as a failure. Counting up front means parallel
+   * guesses cannot all pass the check while the first ones are still hashing.
+   */
+  beginAttempt(username: string, address: string, nowMs: number): number;
+  /**
+   * The attempt begun for this username and address succeeded: the username's failures are
+   * cleared, and the address gets back the one attempt counted for it (its other failures stay,
+   * so one good account cannot launder guesses at others).
+   */
+  recordSuccess(username: string, address: string): void;
 }
 
 interface Window {
@@ -60,19 +70,28 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
     }
   };
 
+  const retryAfterSeconds = (username: string, address: string, nowMs: number): number =>
+    Math.max(
+      waitSeconds(live(byUsername, username, nowMs), settings.maxFailuresPerUsername, nowMs),
+      waitSeconds(live(byAddress, address, nowMs), settings.maxFailuresPerAddress, nowMs),
+    );
+  const recordFailure = (username: string, address: string, nowMs: number): void => {
+    count(byUsername, username, nowMs);
+    count(byAddress, address, nowMs);
+  };
+
   return {
-    retryAfterSeconds(username, address, nowMs) {
-      return Math.max(
-        waitSeconds(live(byUsername, username, nowMs), settings.maxFailuresPerUsername, nowMs),
-        waitSeconds(live(byAddress, address, nowMs), settings.maxFailuresPerAddress, nowMs),
-      );
+    retryAfterSeconds,
+    recordFailure,
+    beginAttempt(username, address, nowMs) {
+      const wait = retryAfterSeconds(username, address, nowMs);
+      if (wait === 0) recordFailure(username, address, nowMs);
+      return wait;
     },
-    recordFailure(username, address, nowMs) {
-      count(byUsername, username, nowMs);
-      count(byAddress, address, nowMs);
-    },
-    recordSuccess(username) {
+    recordSuccess(username, address) {
       byUsername.delete(username);
+      const entry = byAddress.get(address);
+      if (entry !== undefined && entry.failures > 0) entry.failures--;
     },
   };
 }

@@ -50,7 +50,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     const onEnd = (): void => {
       cleanup();
       try {
-        resolve(parseJson(Buffer.concat(chunks, received).toString('utf8')));
+        resolve(parseJson(decodeUtf8(Buffer.concat(chunks, received))));
       } catch (error) {
         reject(error);
       }
@@ -65,6 +65,17 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     req.on('error', onError);
     req.on('close', onClose);
   });
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Invalid UTF-8 is refused rather than silently turned into U+FFFD (which could merge two usernames). */
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new InvalidJson('The body is not valid UTF-8.');
+  }
 }
 
 /** JSON.parse, then refuses `__proto__` and `constructor.prototype` keys and deep nesting. */

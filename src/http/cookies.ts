@@ -20,7 +20,7 @@ export function parseCookieHeader(header: string | undefined): Record<string, st
       try {
         value = decodeURIComponent(value);
       } catch {
-        continue;
+        // Keep the raw value: skipping it would let a later duplicate win instead of the first.
       }
     }
     cookies[name] = value;

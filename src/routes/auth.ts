@@ -96,18 +96,18 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       async handler(ctx) {
         const body = checked(checkAuthenticateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         // Throttled attempts are refused before any hashing: an attacker cannot buy scrypt time.
-        const wait = throttle.retryAfterSeconds(body.username, ctx.address, deps.now());
+        // The attempt counts as a failure from here on, until it succeeds.
+        const wait = throttle.beginAttempt(body.username, ctx.address, deps.now());
         if (wait > 0) throw new TooManyAttempts(wait);
         const user = store.find(body.username);
         const matches = await hasher.verify(body.password, user?.passwordHash);
         // The user may have been changed or removed while we hashed.
         const current = store.find(body.username);
         if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
-          throttle.recordFailure(body.username, ctx.address, deps.now());
           logger.warn('login failed', { event: 'login_failed', address: ctx.address, username: body.username });
           throw new InvalidCredentials();
         }
-        throttle.recordSuccess(body.username);
+        throttle.recordSuccess(body.username, ctx.address);
         logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: current.username });
         sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': sessionCookieFor(ctx, current) });
       },
