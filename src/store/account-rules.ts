@@ -1,6 +1,6 @@
 import { LastAdministrator, UsernameTaken, UserNotFound } from '../errors.js';
 import type { ClientSettings } from '../validate/client-settings.js';
-import { isAdministrator, type AccessLevel } from '../validate/level.js';
+import { isAdministrator, roleOf, type AccessLevel } from '../validate/level.js';
 import type { StoredUser, UserView } from './users.js';
 
 // The rules every change to accounts obeys, whether it comes over HTTP or from the
@@ -31,8 +31,9 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   const level = changes.level ?? user.level;
   if (username !== user.username && view.has(username)) throw new UsernameTaken();
   if (isAdministrator(user.level) && !isAdministrator(level) && view.administratorCount() === 1) throw new LastAdministrator();
-  const isCredentialChange = changes.passwordHash !== undefined || username !== user.username || level !== user.level;
-  if (!isCredentialChange && changes.client === undefined) return;
+  // Levels compare by role (INTERFACE.md): rewriting 10 as "ADMINISTRATOR" changes no access.
+  const isCredentialChange = changes.passwordHash !== undefined || username !== user.username || roleOf(level) !== roleOf(user.level);
+  if (!isCredentialChange && changes.client === undefined && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
   view.set({
     username,
