@@ -110,7 +110,8 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
   } catch (error) {
     throw new SettingInvalid(error instanceof Error ? error.message : String(error));
   }
-  const [N, r, p] = text('GATEHOUSE_SCRYPT').split(',').map(Number);
+  const scryptText = text('GATEHOUSE_SCRYPT');
+  const [N, r, p] = /^\d+,\d+,\d+$/.test(scryptText) ? scryptText.split(',').map(Number) : [];
   let scryptCost: ScryptCost;
   try {
     scryptCost = checkScryptCost({ N: N ?? NaN, r: r ?? NaN, p: p ?? NaN });

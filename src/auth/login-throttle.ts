@@ -60,13 +60,12 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
     map.set(key, { failures: 1, startedMs: nowMs });
   };
 
+  // Entries are only ever appended with startedMs = now, so a map's insertion order is the
+  // order windows started: expired and oldest entries are always at the front. O(1) amortized.
   const evict = (map: Map<string, Window>, nowMs: number): void => {
-    for (const [key, entry] of map) if (nowMs - entry.startedMs >= windowMs) map.delete(key);
-    // Maps iterate in insertion order: the first key is the oldest window.
-    while (map.size >= settings.maxEntries) {
-      const oldest = map.keys().next();
-      if (oldest.done === true) break;
-      map.delete(oldest.value);
+    for (const [key, entry] of map) {
+      if (nowMs - entry.startedMs < windowMs && map.size < settings.maxEntries) break;
+      map.delete(key);
     }
   };
 

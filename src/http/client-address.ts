@@ -17,9 +17,10 @@ export function normalizeAddress(address: string): string {
 export function createProxyTrust(entries: readonly string[]): ProxyTrust {
   const trusted = new BlockList();
   for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
+    const parts = entry.split('/');
+    const [address = '', prefix] = parts;
     const family = isIP(address);
-    if (family === 0) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    if (family === 0 || parts.length > 2) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or CIDR`);
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (prefix === undefined) {
       trusted.addAddress(address, type);

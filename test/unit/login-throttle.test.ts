@@ -173,4 +173,26 @@ describe('createLoginThrottle', () => {
     assert.equal(throttle.beginAttempt('carol', '10.0.0.1', T0), 0);
     assert.ok(throttle.beginAttempt('dave', '10.0.0.1', T0) > 0, 'two failures from the address block it');
   });
+
+  it('does not count an attempt that was refused as throttled', () => {
+    const throttle = createLoginThrottle({ ...SETTINGS, maxFailuresPerAddress: 2 });
+    assert.equal(throttle.beginAttempt('a', '10.0.0.1', T0), 0);
+    assert.equal(throttle.beginAttempt('b', '10.0.0.1', T0), 0);
+    assert.equal(throttle.beginAttempt('c', '10.0.0.1', T0), 60);
+    assert.equal(throttle.beginAttempt('d', '10.0.0.1', T0), 60);
+    // Had the refused attempts been counted, one success would not bring the address below its limit.
+    throttle.recordSuccess('b', '10.0.0.1');
+    assert.equal(throttle.retryAfterSeconds('e', '10.0.0.1', T0), 0);
+  });
+
+  it('never takes an address below zero failures on success', () => {
+    const throttle = createLoginThrottle({ ...SETTINGS, maxFailuresPerAddress: 2 });
+    assert.equal(throttle.beginAttempt('a', '10.0.0.1', T0), 0);
+    throttle.recordSuccess('a', '10.0.0.1');
+    throttle.recordSuccess('a', '10.0.0.1');
+    throttle.recordSuccess('a', '10.0.0.1');
+    assert.equal(throttle.beginAttempt('x', '10.0.0.1', T0), 0);
+    assert.equal(throttle.beginAttempt('y', '10.0.0.1', T0), 0);
+    assert.ok(throttle.beginAttempt('z', '10.0.0.1', T0) > 0);
+  });
 });

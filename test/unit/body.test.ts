@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MAX_JSON_DEPTH, parseJson } from '../../src/http/body.js';
+import { InvalidJson } from '../../src/errors.js';
+
+function assertInvalid(text: string): void {
+  assert.throws(
+    () => parseJson(text),
+    (error: unknown) => {
+      assert.ok(error instanceof InvalidJson, `expected InvalidJson, got ${String(error)}`);
+      assert.equal(error.code, 'INVALID_JSON');
+      return true;
+    },
+  );
+}
+
+const nestedArrays = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+const nestedObjects = (depth: number): string => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+
+describe('parseJson', () => {
+  const refused: ReadonlyArray<[string, string]> = [
+    ['text that is not JSON', 'username=alice'],
+    ['the empty string', ''],
+    ['a truncated object', '{"username":"alice"'],
+    ['a trailing comma', '{"a":1,}'],
+    ['single-quoted strings', "{'a':1}"],
+    ['a top-level __proto__ key', '{"__proto__":{"isAdmin":true}}'],
+    ['a __proto__ key with a primitive value', '{"__proto__":1}'],
+    ['a __proto__ key after other keys', '{"username":"a","__proto__":{}}'],
+    ['a __proto__ key nested in an object', '{"client":{"__proto__":{"x":1}}}'],
+    ['a __proto__ key nested in an array', '{"list":[1,{"__proto__":{}}]}'],
+    ['a __proto__ key deep down', '{"a":{"b":{"c":[{"d":{"__proto__":null}}]}}}'],
+    ['a __proto__ key spelled with an escape', '{"\\u005f_proto__":{}}'],
+    ['a top-level constructor.prototype', '{"constructor":{"prototype":{"isAdmin":true}}}'],
+    ['a constructor.prototype nested in an object', '{"client":{"constructor":{"prototype":{}}}}'],
+    ['a constructor.prototype nested in an array', '[{"constructor":{"prototype":1}}]'],
+    ['a constructor.prototype whose value is null', '{"constructor":{"prototype":null}}'],
+    [`arrays nested ${MAX_JSON_DEPTH + 1} deep`, nestedArrays(MAX_JSON_DEPTH + 1)],
+    [`objects nested ${MAX_JSON_DEPTH + 1} deep`, nestedObjects(MAX_JSON_DEPTH + 1)],
+    ['arrays nested 10,000 deep', nestedArrays(10_000)],
+  ];
+  for (const [name, text] of refused) {
+    it(`refuses ${name} with InvalidJson`, () => assertInvalid(text));
+  }
+
+  const accepted: ReadonlyArray<[string, string, unknown]> = [
+    ['a plain object', '{"username":"alice","password":"pw"}', { username: 'alice', password: 'pw' }],
+    ['a key named constructor with a string value', '{"constructor":"x"}', { constructor: 'x' }],
+    ['a key named constructor holding an object without prototype', '{"constructor":{"name":"x"}}', { constructor: { name: 'x' } }],
+    ['a top-level key named prototype', '{"prototype":{"a":1}}', { prototype: { a: 1 } }],
+    ['the string "__proto__" as a value', '{"username":"__proto__"}', { username: '__proto__' }],
+    ['a key that merely contains __proto__', '{"__proto__x":1,"x__proto__":2}', { __proto__x: 1, x__proto__: 2 }],
+    [`arrays nested exactly ${MAX_JSON_DEPTH} deep`, nestedArrays(MAX_JSON_DEPTH), JSON.parse(nestedArrays(MAX_JSON_DEPTH))],
+    [`objects nested exactly ${MAX_JSON_DEPTH} deep`, nestedObjects(MAX_JSON_DEPTH), JSON.parse(nestedObjects(MAX_JSON_DEPTH))],
+    ['a JSON string', '"text"', 'text'],
+    ['a JSON number', '42', 42],
+    ['JSON null', 'null', null],
+    ['an empty array', '[]', []],
+  ];
+  for (const [name, text, expected] of accepted) {
+    it(`accepts ${name}`, () => assert.deepEqual(parseJson(text), expected));
+  }
+
+  it('allows many siblings at the same shallow depth', () => {
+    const wide = JSON.stringify({ list: Array.from({ length: 1000 }, (_, i) => ({ i })) });
+    assert.deepEqual(parseJson(wide), JSON.parse(wide));
+  });
+});

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage } from 'node:http';
+import { describe, it } from 'node:test';
+import { createProxyTrust, normalizeAddress } from '../../src/http/client-address.js';
+
+function fakeRequest(remoteAddress: string | undefined, headers: Record<string, string> = {}): IncomingMessage {
+  return { socket: { remoteAddress }, headers } as unknown as IncomingMessage;
+}
+
+describe('normalizeAddress', () => {
+  const cases: ReadonlyArray<[string, string]> = [
+    ['::ffff:203.0.113.5', '203.0.113.5'],
+    ['::ffff:127.0.0.1', '127.0.0.1'],
+    ['203.0.113.5', '203.0.113.5'],
+    ['::1', '::1'],
+    ['2001:db8::1', '2001:db8::1'],
+    ['::ffff:2001:db8::1', '::ffff:2001:db8::1'],
+    ['::ffff:not-an-ip', '::ffff:not-an-ip'],
+    ['', ''],
+  ];
+  for (const [input, expected] of cases) {
+    it(`turns ${JSON.stringify(input)} into ${JSON.stringify(expected)}`, () => assert.equal(normalizeAddress(input), expected));
+  }
+});
+
+describe('createProxyTrust', () => {
+  describe('with no trusted proxies', () => {
+    const trust = createProxyTrust([]);
+
+    it('ignores X-Forwarded-For and answers the socket address', () => {
+      assert.equal(trust.clientAddress(fakeRequest('203.0.113.5', { 'x-forwarded-for': '198.51.100.1' })), '203.0.113.5');
+    });
+
+    it('ignores X-Forwarded-For even from a loopback socket', () => {
+      assert.equal(trust.clientAddress(fakeRequest('127.0.0.1', { 'x-forwarded-for': '198.51.100.1' })), '127.0.0.1');
+    });
+
+    it('strips the ::ffff: prefix from the socket address', () => {
+      assert.equal(trust.clientAddress(fakeRequest('::ffff:203.0.113.5')), '203.0.113.5');
+    });
+
+    it('answers the empty string for a socket with no address', () => {
+      assert.equal(trust.clientAddress(fakeRequest(undefined)), '');
+    });
+
+    it('never believes X-Forwarded-Proto', () => {
+      assert.equal(trust.isForwardedHttps(fakeRequest('127.0.0.1', { 'x-forwarded-proto': 'https' })), false);
+    });
+  });
+
+  describe('with a trusted CIDR', () => {
+    const trust = createProxyTrust(['10.0.0.0/8', '::1']);
+    const fromProxy = (xff: string | undefined, socket = '10.1.2.3'): string =>
+      trust.clientAddress(fakeRequest(socket, xff === undefined ? {} : { 'x-forwarded-for': xff }));
+
+    const cases: ReadonlyArray<{ name: string; socket?: string; xff: string | undefined; expected: string }> = [
+      { name: 'takes the single forwarded hop', xff: '198.51.100.1', expected: '198.51.100.1' },
+      { name: 'takes the last untrusted hop, not a spoofed first one', xff: '6.6.6.6, 198.51.100.1', expected: '198.51.100.1' },
+      { name: 'skips trusted hops at the end of the chain', xff: '6.6.6.6, 198.51.100.1, 10.0.0.7, 10.9.9.9', expected: '198.51.100.1' },
+      { name: 'copes with no spaces after commas', xff: '6.6.6.6,198.51.100.1,10.0.0.7', expected: '198.51.100.1' },
+      { name: 'strips ::ffff: from a forwarded hop', xff: '::ffff:198.51.100.1', expected: '198.51.100.1' },
+      { name: 'treats a ::ffff:-mapped trusted hop as trusted', xff: '198.51.100.1, ::ffff:10.0.0.7', expected: '198.51.100.1' },
+      { name: 'answers an IPv6 client', xff: '2001:db8::42', expected: '2001:db8::42' },
+      { name: 'answers the socket when the header is absent', xff: undefined, expected: '10.1.2.3' },
+      { name: 'answers the socket when the header is empty', xff: '', expected: '10.1.2.3' },
+      { name: 'answers the socket when the nearest hop is garbage', xff: '198.51.100.1, garbage', expected: '10.1.2.3' },
+      { name: 'answers the leftmost hop when every hop is trusted', xff: '10.0.0.1, 10.0.0.2', expected: '10.0.0.1' },
+      { name: 'believes a trusted IPv6 loopback proxy', socket: '::1', xff: '198.51.100.1', expected: '198.51.100.1' },
+      { name: 'believes a trusted proxy reached over ::ffff:', socket: '::ffff:10.0.0.9', xff: '198.51.100.1', expected: '198.51.100.1' },
+      { name: 'ignores the header from an untrusted socket', socket: '203.0.113.5', xff: '198.51.100.1', expected: '203.0.113.5' },
+      { name: 'strips ::ffff: from an untrusted socket', socket: '::ffff:203.0.113.5', xff: '198.51.100.1', expected: '203.0.113.5' },
+    ];
+    for (const { name, socket, xff, expected } of cases) {
+      it(`${name} (${JSON.stringify(xff)} -> ${expected})`, () => assert.equal(fromProxy(xff, socket), expected));
+    }
+
+    it('stops at the first untrusted hop and never walks past it to an address the attacker chose', () => {
+      // The client (198.51.100.1) sent its own "X-Forwarded-For: 10.0.0.5"; the proxy appended the client.
+      assert.equal(fromProxy('10.0.0.5, 198.51.100.1'), '198.51.100.1');
+    });
+
+    const proto: ReadonlyArray<{ name: string; socket: string; value: string | undefined; expected: boolean }> = [
+      { name: 'https from a trusted proxy', socket: '10.0.0.1', value: 'https', expected: true },
+      { name: 'HTTPS in upper case from a trusted proxy', socket: '10.0.0.1', value: 'HTTPS', expected: true },
+      { name: 'https first in a list from a trusted proxy', socket: '10.0.0.1', value: 'https, http', expected: true },
+      { name: 'http from a trusted proxy', socket: '10.0.0.1', value: 'http', expected: false },
+      { name: 'no header from a trusted proxy', socket: '10.0.0.1', value: undefined, expected: false },
+      { name: 'https from an untrusted socket', socket: '203.0.113.5', value: 'https', expected: false },
+      { name: 'https from a trusted proxy over ::ffff:', socket: '::ffff:10.0.0.1', value: 'https', expected: true },
+    ];
+    for (const { name, socket, value, expected } of proto) {
+      it(`answers ${String(expected)} for X-Forwarded-Proto ${name}`, () => {
+        assert.equal(trust.isForwardedHttps(fakeRequest(socket, value === undefined ? {} : { 'x-forwarded-proto': value })), expected);
+      });
+    }
+  });
+
+  it('trusts a single address given without a prefix, and only that one', () => {
+    const trust = createProxyTrust(['127.0.0.1']);
+    assert.equal(trust.clientAddress(fakeRequest('127.0.0.1', { 'x-forwarded-for': '198.51.100.1' })), '198.51.100.1');
+    assert.equal(trust.clientAddress(fakeRequest('127.0.0.2', { 'x-forwarded-for': '198.51.100.1' })), '127.0.0.2');
+  });
+
+  it('trusts an IPv6 CIDR', () => {
+    const trust = createProxyTrust(['fd00::/8']);
+    assert.equal(trust.clientAddress(fakeRequest('fd12::1', { 'x-forwarded-for': '198.51.100.1' })), '198.51.100.1');
+    assert.equal(trust.clientAddress(fakeRequest('fe80::1', { 'x-forwarded-for': '198.51.100.1' })), 'fe80::1');
+  });
+
+  const badEntries: readonly string[] = [
+    'localhost',
+    'proxy.example.com',
+    '',
+    '10.0.0.0/33',
+    '::/129',
+    '10.0.0.0/',
+    '10.0.0.0/abc',
+    '10.0.0.0/-1',
+    '10.0.0.0/8/9',
+    '256.0.0.1',
+    '10.0.0',
+    ' 10.0.0.1',
+  ];
+  for (const entry of badEntries) {
+    it(`throws a TypeError for the --trust-proxy entry ${JSON.stringify(entry)}`, () => {
+      assert.throws(() => createProxyTrust([entry]), TypeError);
+    });
+  }
+
+  const goodEntries: readonly string[] = ['10.0.0.0/8', '0.0.0.0/0', '192.168.1.1/32', '::1', '::/0', '2001:db8::/32', '127.0.0.1'];
+  for (const entry of goodEntries) {
+    it(`accepts the --trust-proxy entry ${JSON.stringify(entry)}`, () => {
+      assert.doesNotThrow(() => createProxyTrust([entry]));
+    });
+  }
+});

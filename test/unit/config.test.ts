@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { buildConfig, printableConfig, SettingInvalid, SETTINGS, type Config } from '../../src/config.js';
+
+/** buildConfig with GATEHOUSE_* values; everything else takes its fallback. */
+function configFrom(values: Record<string, string> = {}): Config {
+  return buildConfig((spec) => values[spec.env]);
+}
+
+const SECRET = 'a-very-secret-value-that-is-longer-than-32-characters';
+
+describe('buildConfig', () => {
+  it('uses the documented defaults', () => {
+    const config = configFrom();
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 3000);
+    assert.equal(config.dataDir, resolve('./data'));
+    assert.deepEqual(config.scryptCost, { N: 32768, r: 8, p: 3 });
+    assert.equal(config.pollIntervalMs, 2000);
+    assert.equal(config.maxBodyBytes, 65536);
+    assert.equal(config.authMethod, 'default');
+    assert.equal(config.baseUri, '');
+    assert.equal(config.secret, undefined);
+    assert.deepEqual(config.trustProxy, []);
+    assert.equal(config.secureCookie, false);
+    assert.equal(config.revokeOnLogout, false);
+    assert.equal(config.tokenTtlSeconds, 7 * 24 * 60 * 60);
+    assert.equal(config.minPasswordLength, 1);
+    assert.equal(config.headersTimeoutMs, 10_000);
+    assert.equal(config.requestTimeoutMs, 30_000);
+  });
+
+  it('resolves the data directory to an absolute path', () => {
+    assert.equal(configFrom({ GATEHOUSE_DATA_DIR: 'some/dir' }).dataDir, resolve('some/dir'));
+    assert.equal(configFrom({ GATEHOUSE_DATA_DIR: '/var/lib/gatehouse' }).dataDir, '/var/lib/gatehouse');
+  });
+
+  it('returns a frozen object', () => {
+    assert.ok(Object.isFrozen(configFrom()));
+  });
+
+  it('reads the values it is given', () => {
+    const config = configFrom({
+      GATEHOUSE_HOST: '0.0.0.0',
+      GATEHOUSE_PORT: '0',
+      GATEHOUSE_SECRET: SECRET,
+      GATEHOUSE_AUTH: 'none',
+      GATEHOUSE_SCRYPT: '1024,8,1',
+      GATEHOUSE_POLL_INTERVAL: '500',
+      GATEHOUSE_MAX_BODY_BYTES: '1024',
+      GATEHOUSE_TRUST_PROXY: '10.0.0.0/8, ::1',
+      GATEHOUSE_SECURE_COOKIE: 'yes',
+    });
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.port, 0);
+    assert.equal(config.secret, SECRET);
+    assert.equal(config.authMethod, 'none');
+    assert.deepEqual(config.scryptCost, { N: 1024, r: 8, p: 1 });
+    assert.equal(config.pollIntervalMs, 500);
+    assert.equal(config.maxBodyBytes, 1024);
+    assert.deepEqual(config.trustProxy, ['10.0.0.0/8', '::1']);
+    assert.equal(config.secureCookie, true);
+  });
+
+  it('treats an empty secret as no secret (use the data directory file)', () => {
+    assert.equal(configFrom({ GATEHOUSE_SECRET: '' }).secret, undefined);
+  });
+
+  const booleans: ReadonlyArray<[string, boolean]> = [
+    ['1', true],
+    ['true', true],
+    ['TRUE', true],
+    ['yes', true],
+    ['on', true],
+    ['0', false],
+    ['false', false],
+    ['no', false],
+    ['off', false],
+  ];
+  for (const [text, expected] of booleans) {
+    it(`reads the boolean ${JSON.stringify(text)} as ${String(expected)}`, () => {
+      assert.equal(configFrom({ GATEHOUSE_SECURE_COOKIE: text }).secureCookie, expected);
+    });
+  }
+
+  const baseUris: ReadonlyArray<[string, string]> = [
+    ['/', ''],
+    ['', ''],
+    ['flood/', '/flood'],
+    ['/flood', '/flood'],
+    ['/flood/', '/flood'],
+    ['//flood//', '/flood'],
+    ['a/b', '/a/b'],
+    ['/v1.2/api~x_y-z', '/v1.2/api~x_y-z'],
+  ];
+  for (const [input, expected] of baseUris) {
+    it(`normalises the base URI ${JSON.stringify(input)} to ${JSON.stringify(expected)}`, () => {
+      assert.equal(configFrom({ GATEHOUSE_BASE_URI: input }).baseUri, expected);
+    });
+  }
+
+  const invalid: ReadonlyArray<{ name: string; values: Record<string, string> }> = [
+    { name: 'a port above 65535', values: { GATEHOUSE_PORT: '65536' } },
+    { name: 'a negative port', values: { GATEHOUSE_PORT: '-1' } },
+    { name: 'a port that is not a number', values: { GATEHOUSE_PORT: 'http' } },
+    { name: 'a fractional port', values: { GATEHOUSE_PORT: '3000.5' } },
+    { name: 'a port with spaces', values: { GATEHOUSE_PORT: ' 3000' } },
+    { name: 'an empty port', values: { GATEHOUSE_PORT: '' } },
+    { name: 'a hexadecimal port', values: { GATEHOUSE_PORT: '0x50' } },
+    { name: 'a scrypt N that is not a power of two', values: { GATEHOUSE_SCRYPT: '1000,8,1' } },
+    { name: 'a scrypt cost with two fields', values: { GATEHOUSE_SCRYPT: '32768,8' } },
+    { name: 'a scrypt cost with four fields', values: { GATEHOUSE_SCRYPT: '32768,8,3,1' } },
+    { name: 'a scrypt cost that is not numbers', values: { GATEHOUSE_SCRYPT: 'high' } },
+    { name: 'an empty scrypt cost', values: { GATEHOUSE_SCRYPT: '' } },
+    { name: 'a scrypt r of 0', values: { GATEHOUSE_SCRYPT: '1024,0,1' } },
+    { name: 'a scrypt p of 17', values: { GATEHOUSE_SCRYPT: '1024,8,17' } },
+    { name: 'an unknown auth method', values: { GATEHOUSE_AUTH: 'basic' } },
+    { name: 'an auth method in the wrong case', values: { GATEHOUSE_AUTH: 'Default' } },
+    { name: 'an empty auth method', values: { GATEHOUSE_AUTH: '' } },
+    { name: 'a base URI with a dot-dot segment', values: { GATEHOUSE_BASE_URI: '/../x' } },
+    { name: 'a base URI that is only a dot-dot', values: { GATEHOUSE_BASE_URI: '..' } },
+    { name: 'a base URI with a dot segment', values: { GATEHOUSE_BASE_URI: '/a/./b' } },
+    { name: 'a base URI with an empty segment', values: { GATEHOUSE_BASE_URI: '/a//b' } },
+    { name: 'a base URI with a query', values: { GATEHOUSE_BASE_URI: '/flood?x=1' } },
+    { name: 'a base URI with a space', values: { GATEHOUSE_BASE_URI: '/my flood' } },
+    { name: 'a base URI with a percent escape', values: { GATEHOUSE_BASE_URI: '/a%2Fb' } },
+    { name: 'a base URI that is a full URL', values: { GATEHOUSE_BASE_URI: 'http://example.com/flood' } },
+    { name: 'a trust-proxy entry that is a host name', values: { GATEHOUSE_TRUST_PROXY: 'proxy.local' } },
+    { name: 'a trust-proxy CIDR with a bad prefix', values: { GATEHOUSE_TRUST_PROXY: '10.0.0.0/40' } },
+    { name: 'one bad trust-proxy entry among good ones', values: { GATEHOUSE_TRUST_PROXY: '127.0.0.1,nope,::1' } },
+    { name: 'a boolean that is not one', values: { GATEHOUSE_SECURE_COOKIE: 'maybe' } },
+    { name: 'a poll interval below 100 ms', values: { GATEHOUSE_POLL_INTERVAL: '99' } },
+    { name: 'a body limit below 1 KiB', values: { GATEHOUSE_MAX_BODY_BYTES: '1023' } },
+    { name: 'a minimum password length of 0', values: { GATEHOUSE_MIN_PASSWORD_LENGTH: '0' } },
+    { name: 'a hash concurrency of 0', values: { GATEHOUSE_HASH_CONCURRENCY: '0' } },
+    { name: 'a throttle window of 0', values: { GATEHOUSE_THROTTLE_WINDOW: '0' } },
+    { name: 'an unknown log level', values: { GATEHOUSE_LOG_LEVEL: 'verbose' } },
+    { name: 'an unknown log format', values: { GATEHOUSE_LOG_FORMAT: 'xml' } },
+    { name: 'a headers timeout below 500 ms', values: { GATEHOUSE_HEADERS_TIMEOUT: '499' } },
+    { name: 'a request timeout that is not a number', values: { GATEHOUSE_REQUEST_TIMEOUT: '30s' } },
+  ];
+  for (const { name, values } of invalid) {
+    it(`throws SettingInvalid for ${name}`, () => {
+      assert.throws(() => configFrom(values), SettingInvalid);
+    });
+  }
+
+  it('accepts port 0 and port 65535', () => {
+    assert.equal(configFrom({ GATEHOUSE_PORT: '0' }).port, 0);
+    assert.equal(configFrom({ GATEHOUSE_PORT: '65535' }).port, 65535);
+  });
+
+  it('has a setting for every documented flag and a GATEHOUSE_ variable for each', () => {
+    for (const spec of SETTINGS) assert.match(spec.env, /^GATEHOUSE_[A-Z_]+$/);
+    const secret = SETTINGS.find((spec) => spec.env === 'GATEHOUSE_SECRET');
+    assert.equal(secret?.flag, '', 'the secret must never be a command-line flag');
+  });
+});
+
+describe('printableConfig', () => {
+  it('never contains the secret value', () => {
+    const config = configFrom({ GATEHOUSE_SECRET: SECRET });
+    const printed = printableConfig(config);
+    assert.equal(JSON.stringify(printed).includes(SECRET), false);
+    assert.notEqual(printed['secret'], SECRET);
+    assert.equal(Object.values(printed).includes(SECRET), false);
+  });
+
+  it('never contains even part of the secret', () => {
+    const printed = JSON.stringify(printableConfig(configFrom({ GATEHOUSE_SECRET: SECRET })));
+    assert.equal(printed.includes(SECRET.slice(0, 12)), false);
+    assert.equal(printed.includes(SECRET.slice(-12)), false);
+  });
+
+  it('keeps the other settings', () => {
+    const config = configFrom({ GATEHOUSE_SECRET: SECRET, GATEHOUSE_PORT: '4000' });
+    const printed = printableConfig(config);
+    assert.equal(printed['port'], 4000);
+    assert.equal(printed['dataDir'], config.dataDir);
+  });
+
+  it('says where the secret comes from when none is set', () => {
+    const printed = printableConfig(configFrom());
+    assert.equal(typeof printed['secret'], 'string');
+  });
+});

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { clearedSessionCookie, parseCookieHeader, sessionCookie } from '../../src/http/cookies.js';
+
+const toPlain = (map: Record<string, string>): Record<string, string> => ({ ...map });
+
+describe('parseCookieHeader', () => {
+  it('returns a null-prototype map', () => {
+    assert.equal(Object.getPrototypeOf(parseCookieHeader('jwt=abc')), null);
+    assert.equal(Object.getPrototypeOf(parseCookieHeader(undefined)), null);
+    assert.equal(Object.getPrototypeOf(parseCookieHeader('')), null);
+  });
+
+  it('has no inherited names: toString and constructor are absent unless sent', () => {
+    const cookies = parseCookieHeader('a=1');
+    assert.equal(cookies['toString'], undefined);
+    assert.equal(cookies['constructor'], undefined);
+    assert.equal(cookies['hasOwnProperty'], undefined);
+  });
+
+  const cases: ReadonlyArray<{ name: string; header: string | undefined; expected: Record<string, string> }> = [
+    { name: 'no header', header: undefined, expected: {} },
+    { name: 'an empty header', header: '', expected: {} },
+    { name: 'one cookie', header: 'jwt=abc.def.ghi', expected: { jwt: 'abc.def.ghi' } },
+    { name: 'several cookies with spaces', header: 'a=1;  jwt=tok ;b=2', expected: { a: '1', jwt: 'tok', b: '2' } },
+    { name: 'the same name twice: the first value wins', header: 'jwt=first; jwt=second', expected: { jwt: 'first' } },
+    { name: 'an empty first value still wins', header: 'jwt=; jwt=second', expected: { jwt: '' } },
+    {
+      name: 'a whole Set-Cookie line sent back (attributes skipped, Expires comma included)',
+      header: 'jwt=tok; Path=/; Max-Age=604800; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict',
+      expected: { jwt: 'tok' },
+    },
+    { name: 'attribute names in any case', header: 'path=/; EXPIRES=x; samesite=Lax; Domain=example.com; max-age=1; jwt=tok', expected: { jwt: 'tok' } },
+    { name: 'an attribute before the cookie', header: 'Path=/api; jwt=tok', expected: { jwt: 'tok' } },
+    { name: 'Secure, Priority and Partitioned attributes', header: 'jwt=tok; Secure; Priority=High; Partitioned', expected: { jwt: 'tok' } },
+    { name: 'bare words', header: 'HttpOnly; garbage; jwt=tok; Secure', expected: { jwt: 'tok' } },
+    { name: 'a pair without a name', header: '=x; jwt=tok', expected: { jwt: 'tok' } },
+    { name: 'a quoted value', header: 'jwt="abc"', expected: { jwt: 'abc' } },
+    { name: 'an empty quoted value', header: 'jwt=""', expected: { jwt: '' } },
+    { name: 'a lone quote kept as is', header: 'a="', expected: { a: '"' } },
+    { name: 'a value containing "="', header: 'a=b=c', expected: { a: 'b=c' } },
+    { name: 'a percent-encoded value', header: 'name=hello%20world%21', expected: { name: 'hello world!' } },
+    { name: 'a bad percent escape, kept raw', header: 'bad=%E0%A4%A; jwt=tok', expected: { bad: '%E0%A4%A', jwt: 'tok' } },
+    { name: 'a lone percent sign, kept raw', header: 'bad=100%; jwt=tok', expected: { bad: '100%', jwt: 'tok' } },
+    { name: 'a bad escape in the first jwt: it still wins over a later one', header: 'jwt=%zz; jwt=good', expected: { jwt: '%zz' } },
+    { name: 'only semicolons', header: ';;;', expected: {} },
+  ];
+  for (const { name, header, expected } of cases) {
+    it(`parses ${name}`, () => assert.deepEqual(toPlain(parseCookieHeader(header)), expected));
+  }
+
+  it('does not throw on any malformed header', () => {
+    for (const header of ['%', '=', '==', ';=;', 'a=%zz', 'a=%', '"', 'a=";b', '\u0000=\u0000', 'a=%ED%A0%80']) {
+      assert.doesNotThrow(() => parseCookieHeader(header), header);
+    }
+  });
+
+  it('stores __proto__=x as a plain entry without polluting any prototype', () => {
+    const cookies = parseCookieHeader('__proto__=x; jwt=tok');
+    assert.equal(Object.getPrototypeOf(cookies), null);
+    assert.equal(Object.hasOwn(cookies, '__proto__'), true);
+    assert.equal(cookies['__proto__'], 'x');
+    assert.equal(cookies['jwt'], 'tok');
+    assert.equal(({} as Record<string, unknown>)['x'], undefined);
+    assert.equal(Object.getPrototypeOf({}), Object.prototype);
+  });
+
+  it('stores constructor=x as a plain entry', () => {
+    const cookies = parseCookieHeader('constructor=x');
+    assert.equal(cookies['constructor'], 'x');
+    assert.equal(typeof ({}).constructor, 'function');
+  });
+});
+
+describe('sessionCookie', () => {
+  it('builds the exact cookie of the interface', () => {
+    assert.equal(
+      sessionCookie('a.b.c', 604800, 0, { path: '/', isSecure: false }),
+      'jwt=a.b.c; Path=/; Max-Age=604800; Expires=Thu, 08 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict',
+    );
+  });
+
+  it('derives Expires from the injected clock plus Max-Age', () => {
+    const nowMs = Date.UTC(2025, 10, 21, 12, 30, 15);
+    assert.equal(
+      sessionCookie('t', 604800, nowMs, { path: '/', isSecure: false }),
+      'jwt=t; Path=/; Max-Age=604800; Expires=Fri, 28 Nov 2025 12:30:15 GMT; HttpOnly; SameSite=Strict',
+    );
+  });
+
+  it('adds Secure when asked', () => {
+    assert.equal(
+      sessionCookie('t', 604800, 0, { path: '/', isSecure: true }),
+      'jwt=t; Path=/; Max-Age=604800; Expires=Thu, 08 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict; Secure',
+    );
+  });
+
+  it('uses the configured path', () => {
+    assert.match(sessionCookie('t', 60, 0, { path: '/flood', isSecure: false }), /^jwt=t; Path=\/flood; /);
+  });
+
+  it('round-trips through parseCookieHeader when sent back whole', () => {
+    const header = sessionCookie('x.y.z', 604800, 0, { path: '/', isSecure: true });
+    assert.deepEqual(toPlain(parseCookieHeader(header)), { jwt: 'x.y.z' });
+  });
+});
+
+describe('clearedSessionCookie', () => {
+  it('builds the exact logout cookie of the interface', () => {
+    assert.equal(
+      clearedSessionCookie({ path: '/', isSecure: false }),
+      'jwt=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict',
+    );
+  });
+
+  it('adds Secure when asked', () => {
+    assert.equal(
+      clearedSessionCookie({ path: '/', isSecure: true }),
+      'jwt=; Path=/; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict; Secure',
+    );
+  });
+});

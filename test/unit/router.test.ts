@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createRouter } from '../../src/http/router.js';
+import { MethodNotAllowed, RouteNotFound } from '../../src/errors.js';
+
+const routes = [
+  { method: 'GET', path: '/api/auth/verify', handler: 'verify' },
+  { method: 'POST', path: '/api/auth/authenticate', handler: 'authenticate' },
+  { method: 'POST', path: '/api/auth/register', handler: 'register' },
+  { method: 'GET', path: '/api/auth/logout', handler: 'logout' },
+  { method: 'GET', path: '/api/auth/users', handler: 'list' },
+  { method: 'GET', path: '/api/auth/users/:username', handler: 'get-user' },
+  { method: 'PATCH', path: '/api/auth/users/:username', handler: 'update' },
+  { method: 'DELETE', path: '/api/auth/users/:username', handler: 'delete' },
+];
+const router = createRouter(routes);
+
+function assertNotFound(method: string, path: string): void {
+  assert.throws(
+    () => router.match(method, path),
+    (error: unknown) => {
+      assert.ok(error instanceof RouteNotFound, `expected RouteNotFound, got ${String(error)}`);
+      assert.equal(error.code, 'NOT_FOUND');
+      return true;
+    },
+  );
+}
+
+function assertMethodNotAllowed(method: string, path: string, allow: readonly string[]): void {
+  assert.throws(
+    () => router.match(method, path),
+    (error: unknown) => {
+      assert.ok(error instanceof MethodNotAllowed, `expected MethodNotAllowed, got ${String(error)}`);
+      assert.equal(error.code, 'METHOD_NOT_ALLOWED');
+      assert.deepEqual([...error.allow].sort(), [...allow].sort());
+      return true;
+    },
+  );
+}
+
+describe('createRouter', () => {
+  const matches: ReadonlyArray<{ method: string; path: string; handler: string; param: string | undefined }> = [
+    { method: 'GET', path: '/api/auth/verify', handler: 'verify', param: undefined },
+    { method: 'POST', path: '/api/auth/authenticate', handler: 'authenticate', param: undefined },
+    { method: 'GET', path: '/api/auth/users', handler: 'list', param: undefined },
+    { method: 'GET', path: '/api/auth/users/alice', handler: 'get-user', param: 'alice' },
+    { method: 'PATCH', path: '/api/auth/users/alice', handler: 'update', param: 'alice' },
+    { method: 'DELETE', path: '/api/auth/users/bob', handler: 'delete', param: 'bob' },
+    { method: 'DELETE', path: '/api/auth/users/a%2Fb', handler: 'delete', param: 'a%2Fb' },
+    { method: 'PATCH', path: '/api/auth/users/%F0%9F%98%80', handler: 'update', param: '%F0%9F%98%80' },
+    { method: 'DELETE', path: '/api/auth/users/..', handler: 'delete', param: '..' },
+  ];
+  for (const { method, path, handler, param } of matches) {
+    it(`routes ${method} ${path} to ${handler}${param === undefined ? '' : ` with the raw param ${param}`}`, () => {
+      assert.deepEqual(router.match(method, path), { handler, param });
+    });
+  }
+
+  const notFound: ReadonlyArray<[string, string]> = [
+    ['GET', '/'],
+    ['GET', '/api'],
+    ['GET', '/api/auth'],
+    ['GET', '/api/auth/unknown'],
+    ['GET', '/api/auth/verify/'],
+    ['GET', '/api/auth/verify/extra'],
+    ['GET', '/API/AUTH/VERIFY'],
+    ['DELETE', '/api/auth/users/'],
+    ['DELETE', '/api/auth/users/a/b'],
+    ['DELETE', '/api/auth/users//'],
+    ['GET', '/api/auth/users/alice/'],
+    ['GET', ''],
+  ];
+  for (const [method, path] of notFound) {
+    it(`answers RouteNotFound for ${method} ${JSON.stringify(path)}`, () => assertNotFound(method, path));
+  }
+
+  const notAllowed: ReadonlyArray<[string, string, string[]]> = [
+    ['POST', '/api/auth/verify', ['GET']],
+    ['GET', '/api/auth/authenticate', ['POST']],
+    ['DELETE', '/api/auth/users', ['GET']],
+    ['POST', '/api/auth/users/alice', ['GET', 'PATCH', 'DELETE']],
+    ['PUT', '/api/auth/users/alice', ['GET', 'PATCH', 'DELETE']],
+    ['get', '/api/auth/verify', ['GET']],
+  ];
+  for (const [method, path, allow] of notAllowed) {
+    it(`answers MethodNotAllowed for ${method} ${path}, allowing ${allow.join(', ')}`, () => assertMethodNotAllowed(method, path, allow));
+  }
+
+  it('throws a TypeError for a duplicate literal route', () => {
+    assert.throws(
+      () =>
+        createRouter([
+          { method: 'GET', path: '/a', handler: 1 },
+          { method: 'GET', path: '/a', handler: 2 },
+        ]),
+      TypeError,
+    );
+  });
+
+  it('throws a TypeError for a duplicate param route, even with another param name', () => {
+    assert.throws(
+      () =>
+        createRouter([
+          { method: 'GET', path: '/u/:name', handler: 1 },
+          { method: 'GET', path: '/u/:id', handler: 2 },
+        ]),
+      TypeError,
+    );
+  });
+
+  it('accepts the same path with different methods', () => {
+    const r = createRouter([
+      { method: 'GET', path: '/a', handler: 1 },
+      { method: 'POST', path: '/a', handler: 2 },
+    ]);
+    assert.equal(r.match('POST', '/a').handler, 2);
+  });
+
+  it('prefers a literal route over a param route with the same prefix', () => {
+    const r = createRouter([
+      { method: 'GET', path: '/u/:name', handler: 'param' },
+      { method: 'GET', path: '/u/me', handler: 'literal' },
+    ]);
+    assert.deepEqual(r.match('GET', '/u/me'), { handler: 'literal', param: undefined });
+    assert.deepEqual(r.match('GET', '/u/you'), { handler: 'param', param: 'you' });
+  });
+
+  it('answers RouteNotFound for every path when it has no routes', () => {
+    const empty = createRouter<string>([]);
+    assert.throws(() => empty.match('GET', '/'), RouteNotFound);
+  });
+});
