@@ -132,6 +132,22 @@ export class StoreWriteFailed extends GatehouseError {
   }
 }
 
+/** The change is in the file but could not be confirmed durable (directory fsync failed, no rollback). */
+export class StoreOutcomeUnknown extends GatehouseError {
+  readonly code = 'STORE_OUTCOME_UNKNOWN';
+  constructor(options?: { cause: unknown }) {
+    super('The change was written but could not be confirmed as saved; check before retrying.', options);
+  }
+}
+
+/** The store is closed because the service is stopping; nothing was applied. */
+export class StoreClosed extends GatehouseError {
+  readonly code = 'SERVICE_STOPPING';
+  constructor() {
+    super('The service is stopping; the change was not applied.');
+  }
+}
+
 /** The token was refused; `reason` says why, for tests and debug logs only. */
 export class TokenInvalid extends GatehouseError {
   readonly code = 'AUTH_TOKEN_INVALID';

@@ -12,9 +12,8 @@ import { createProxyTrust } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes, type Lifecycle } from './routes/health.js';
-import { prepareDataDir } from './store/data-dir.js';
+import { openDataDir } from './store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
-import { lockDataDir } from './store/lock.js';
 import { openUserStore, type UserStore } from './store/users.js';
 import { isAdministrator } from './validate/level.js';
 
@@ -47,9 +46,9 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   }
   const secret = config.secret === undefined ? undefined : secretFromEnvironment(config.secret);
 
-  const { tightened } = await prepareDataDir(config.dataDir);
+  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir);
   if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
-  const lock = await lockDataDir(config.dataDir);
+  if (removedTempFiles > 0) logger.warn('removed temp files left by an interrupted write', { count: removedTempFiles });
   try {
     const codec = createTokenCodec(secret ?? (await loadOrCreateSecretFile(fs, config.dataDir)));
     const store = await openUserStore(config.dataDir, fs);
@@ -105,7 +104,9 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         await Promise.race([closed, deadline]);
         clearInterval(idleSweep);
         server.closeAllConnections();
-        await store.idle();
+        // Handlers cut off by the timeout may still be hashing: no write may land after the lock goes.
+        await store.close();
+        await revocations?.close();
         lock.release();
         logger.info('stopped');
         logger.flush();

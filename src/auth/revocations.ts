@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { StoreWriteFailed } from '../errors.js';
+import { StoreClosed, StoreWriteFailed } from '../errors.js';
 import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import type { SessionClaims } from './jwt.js';
@@ -13,6 +13,8 @@ export interface RevocationList {
   /** Remembers the token until its `exp`; resolves once that is on disk (throws StoreWriteFailed). */
   revoke(token: string, claims: SessionClaims, nowSeconds: number): Promise<void>;
   readonly size: number;
+  /** Refuses later revocations (StoreClosed) and waits for the last write. */
+  close(): Promise<void>;
 }
 
 interface Entry {
@@ -41,6 +43,7 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
   const cutoffs = new Map<string, Cutoff>();
   await load();
   let writing: Promise<void> = Promise.resolve();
+  let isClosed = false;
 
   async function load(): Promise<void> {
     let parsed: unknown;
@@ -101,7 +104,12 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
       }
       return entries.size > 0 && entries.has(digestOf(token));
     },
+    async close() {
+      isClosed = true;
+      await writing;
+    },
     revoke(token, claims, nowSeconds) {
+      if (isClosed) return Promise.reject(new StoreClosed());
       prune(nowSeconds);
       if (entries.size >= maxEntries) collapseBusiestUser(nowSeconds);
       entries.set(digestOf(token), { username: claims.username, exp: claims.exp });

@@ -3,9 +3,8 @@ import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
 import { SETTINGS } from '../config.js';
 import { ValidationFailed } from '../errors.js';
 import { addUser, changeUser, removeUser } from '../store/account-rules.js';
-import { prepareDataDir } from '../store/data-dir.js';
+import { openDataDir } from '../store/data-dir.js';
 import { realFileSystem } from '../store/file-system.js';
-import { lockDataDir } from '../store/lock.js';
 import { openUserStore, type UserStore } from '../store/users.js';
 import { checkUsername, passwordChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
@@ -60,8 +59,7 @@ function parseLevel(text: string | undefined): AccessLevel {
 }
 
 async function withStore<T>(dataDir: string, work: (store: UserStore) => Promise<T>): Promise<T> {
-  await prepareDataDir(dataDir);
-  const lock = await lockDataDir(dataDir);
+  const { lock } = await openDataDir(dataDir);
   try {
     return await work(await openUserStore(dataDir, realFileSystem));
   } finally {
@@ -159,8 +157,7 @@ export async function secretCommand(args: readonly string[], io: CliIo): Promise
     throw new Error('GATEHOUSE_SECRET is set, so the secret file is not used: change GATEHOUSE_SECRET instead and restart the service.');
   }
   const config = configFrom(values, io.env);
-  await prepareDataDir(config.dataDir);
-  const lock = await lockDataDir(config.dataDir);
+  const { lock } = await openDataDir(config.dataDir);
   try {
     await writeNewSecret(realFileSystem, config.dataDir);
   } finally {

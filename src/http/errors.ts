@@ -25,6 +25,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   USER_NOT_FOUND: 500, // spec section 7
   SERVER_BUSY: 503,
   STORE_WRITE_FAILED: 503,
+  STORE_OUTCOME_UNKNOWN: 503,
+  SERVICE_STOPPING: 503,
 };
 
 const INTERNAL: PublicError = {
@@ -48,5 +50,5 @@ export function toPublicError(error: unknown): PublicError {
 
 /** True for errors we expect from clients; anything else is logged with its cause. */
 export function isExpectedError(error: unknown): boolean {
-  return error instanceof errors.GatehouseError && STATUS_BY_CODE[error.code] !== undefined && error.code !== 'STORE_WRITE_FAILED';
+  return error instanceof errors.GatehouseError && STATUS_BY_CODE[error.code] !== undefined && error.code !== 'STORE_WRITE_FAILED' && error.code !== 'STORE_OUTCOME_UNKNOWN';
 }

@@ -1,3 +1,4 @@
+import { readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { StoreFileSystem } from './file-system.js';
 
@@ -8,11 +9,27 @@ export interface AtomicWriteOptions {
   readonly keepPrevious?: boolean;
 }
 
-/** Raised when the new content is visible at `path` but the directory fsync failed: durability is unknown. */
+/**
+ * Raised when the directory fsync after the rename failed and the old content could not be put
+ * back: the new content is what the file shows now, but whether it survives a power cut is unknown.
+ */
 export class RenamedButNotDurable extends Error {
   constructor(cause: unknown) {
     super('the file was replaced but the directory could not be synced', { cause });
   }
+}
+
+const TEMP_FILE = /^\..+\.\d+\.\d+\.tmp(\.back)?$/;
+
+/** Removes temp files a crashed writer left in `dir`. Call only while holding the directory's lock. */
+export async function removeStaleTempFiles(dir: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir)) {
+    if (!TEMP_FILE.test(name)) continue;
+    await unlink(join(dir, name)).catch(() => undefined);
+    removed++;
+  }
+  return removed;
 }
 
 /**
@@ -25,6 +42,7 @@ export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: B
   const dir = dirname(path);
   const tempPath = join(dir, `.${basename(path)}.${process.pid}.${++tempCounter}.tmp`);
   const handle = await fs.open(tempPath, 'wx', 0o600);
+  let hasPrevious = false;
   try {
     try {
       await writeAll(handle, data);
@@ -34,7 +52,7 @@ export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: B
     } finally {
       await handle.close();
     }
-    if (options.keepPrevious === true) await linkPrevious(fs, path);
+    if (options.keepPrevious === true) hasPrevious = await linkPrevious(fs, path);
     await fs.rename(tempPath, path);
   } catch (error) {
     await fs.unlink(tempPath).catch(() => undefined);
@@ -43,7 +61,24 @@ export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: B
   try {
     await syncDirectory(fs, dir);
   } catch (error) {
+    // Put the old content back so a change we report as failed is not the one the file shows.
+    if (options.keepPrevious === true && (await restorePrevious(fs, path, `${tempPath}.back`, hasPrevious))) throw error;
     throw new RenamedButNotDurable(error);
+  }
+}
+
+async function restorePrevious(fs: StoreFileSystem, path: string, backPath: string, hasPrevious: boolean): Promise<boolean> {
+  try {
+    if (hasPrevious) {
+      await fs.link(`${path}.prev`, backPath);
+      await fs.rename(backPath, path);
+    } else {
+      await fs.unlink(path);
+    }
+    return true;
+  } catch {
+    await fs.unlink(backPath).catch(() => undefined);
+    return false;
   }
 }
 
@@ -58,14 +93,19 @@ async function writeAll(handle: Awaited<ReturnType<StoreFileSystem['open']>>, da
   }
 }
 
-async function linkPrevious(fs: StoreFileSystem, path: string): Promise<void> {
+/** Hard-links the current file as `.prev`; false when there is none yet or the file system has no hard links. */
+async function linkPrevious(fs: StoreFileSystem, path: string): Promise<boolean> {
   const previous = `${path}.prev`;
   await fs.unlink(previous).catch((error: unknown) => {
     if (!isErrorCode(error, 'ENOENT')) throw error;
   });
-  await fs.link(path, previous).catch((error: unknown) => {
-    if (!isErrorCode(error, 'ENOENT')) throw error;
-  });
+  try {
+    await fs.link(path, previous);
+    return true;
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT') || isErrorCode(error, 'EPERM') || isErrorCode(error, 'ENOTSUP')) return false;
+    throw error;
+  }
 }
 
 export async function syncDirectory(fs: StoreFileSystem, dir: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { StoreWriteFailed } from '../errors.js';
+import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import { checkUsername } from '../validate/auth.js';
 import { integerIn, isPlainObject, objectOf, stringOf, type CheckedType } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
@@ -54,6 +54,8 @@ export interface UserStore {
   change<T>(apply: (view: UserView) => T): Promise<T>;
   /** Resolves when every queued change has been written or refused. */
   idle(): Promise<void>;
+  /** Refuses every later change (StoreClosed) and resolves once the queued ones are done. */
+  close(): Promise<void>;
 }
 
 export class StoreCorrupt extends Error {
@@ -95,6 +97,7 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
 
   const pending: Job[] = [];
   let draining: Promise<void> | undefined;
+  let isClosed = false;
 
   async function commitBatch(batch: Job[]): Promise<void> {
     const overlay = new Map<string, StoredUser | null>();
@@ -171,8 +174,8 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
       isOnDisk = true;
     } catch (error) {
       failure = error;
-      // The new file is visible but may not survive a power cut: memory follows the file,
-      // and the change is still not acknowledged.
+      // The new file is visible (rolling back failed) but may not survive a power cut: memory
+      // follows the file, and the change is not acknowledged.
       isOnDisk = error instanceof RenamedButNotDurable;
     }
     if (isOnDisk) {
@@ -188,6 +191,7 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
     }
     for (const job of accepted) {
       if (failure === undefined) job.resolve(job.result as never);
+      else if (isOnDisk) job.reject(new StoreOutcomeUnknown({ cause: failure }));
       else job.reject(new StoreWriteFailed({ cause: failure }));
     }
   }
@@ -205,12 +209,17 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
     find: (username) => committed.get(username),
     list: () => committed.values(),
     change<T>(apply: (view: UserView) => T): Promise<T> {
+      if (isClosed) return Promise.reject(new StoreClosed());
       return new Promise<T>((resolve, reject) => {
         pending.push({ apply, resolve: resolve as (value: never) => void, reject });
         draining ??= drain();
       });
     },
     async idle() {
+      while (draining !== undefined) await draining;
+    },
+    async close() {
+      isClosed = true;
       while (draining !== undefined) await draining;
     },
   };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
-import { LastAdministrator, StoreWriteFailed, UsernameTaken, UserNotFound } from '../../src/errors.js';
+import { LastAdministrator, StoreWriteFailed, UsernameTaken, UserNotFound, StoreOutcomeUnknown } from '../../src/errors.js';
 import { addUser, changeUser, removeUser } from '../../src/store/account-rules.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser, type UserStore } from '../../src/store/users.js';
@@ -37,12 +37,18 @@ function user(username: string, level: AccessLevel = 5, overrides: Partial<Store
 }
 
 /** realFileSystem that counts renames (one per committed write) and can be told to fail them. */
-function countingFileSystem(): StoreFileSystem & { writes: number; failRenames: boolean; failDirectorySync: boolean } {
+function countingFileSystem(): StoreFileSystem & { writes: number; failRenames: boolean; failDirectorySync: boolean; failRestore: boolean } {
   const fs = {
     writes: 0,
     failRenames: false,
     failDirectorySync: false,
+    failRestore: false,
     ...realFileSystem,
+    async link(existing: string, newPath: string) {
+      // The rollback after a failed directory fsync links users.json.prev back into place.
+      if (fs.failRestore && existing.endsWith('.prev')) throw Object.assign(new Error('simulated EIO'), { code: 'EIO' });
+      await realFileSystem.link(existing, newPath);
+    },
     async open(path: string, flags: string, mode?: number) {
       const handle = await realFileSystem.open(path, flags, mode);
       if (flags !== 'r') return handle;
@@ -225,11 +231,22 @@ describe('openUserStore', () => {
       assert.deepEqual(names(await reopened(dir)), ['alice', 'd']);
     });
 
-    it('rejects with StoreWriteFailed when only the directory fsync failed, with memory following the replaced file', async () => {
+    it('rejects with StoreWriteFailed when only the directory fsync failed, and puts the previous file back', async () => {
       const fs = countingFileSystem();
       const { dir, store } = await storeWith([user('alice', 10)], fs);
       fs.failDirectorySync = true;
       await rejectsWith(store.change((view) => addUser(view, user('bob'))), StoreWriteFailed);
+      const onDisk = await reopened(dir);
+      assert.deepEqual(names(onDisk), ['alice']);
+      assert.deepEqual(names(store), names(onDisk));
+    });
+
+    it('rejects with StoreOutcomeUnknown when the directory fsync and the rollback both failed, with memory following the file', async () => {
+      const fs = countingFileSystem();
+      const { dir, store } = await storeWith([user('alice', 10)], fs);
+      fs.failDirectorySync = true;
+      fs.failRestore = true;
+      await rejectsWith(store.change((view) => addUser(view, user('bob'))), StoreOutcomeUnknown);
       const onDisk = await reopened(dir);
       assert.deepEqual(names(onDisk), ['alice', 'bob']);
       assert.deepEqual(names(store), names(onDisk));

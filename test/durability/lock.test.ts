@@ -1,0 +1,128 @@
+// One writer per data directory (issue 4), with the BUILT service: a second `serve` on the same
+// directory exits 1 naming the pid that holds gatehouse.lock; a lock left by a SIGKILLed
+// process is taken over; a graceful stop removes it; two starts racing for the directory
+// never both run.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { sendRequest } from '../helpers/server.js';
+import { CLI_PATH, runToExit, spawnService, stopAllServices } from '../helpers/process.js';
+
+const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
+const dirs: string[] = [];
+
+after(async () => {
+  await stopAllServices();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function dataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-lock-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const serveArgs = (dir: string): string[] => ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir];
+
+async function lockHolder(dir: string): Promise<unknown> {
+  return (JSON.parse(await readFile(join(dir, 'gatehouse.lock'), 'utf8')) as { pid?: unknown }).pid;
+}
+
+/** A pid that is certainly not running: a child that has already exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  const pid = Number(child.stdout.toString());
+  assert.ok(Number.isInteger(pid) && pid > 0);
+  return pid;
+}
+
+describe('the data directory lock (built service)', () => {
+  it('refuses a second server on the same data directory with exit 1 and the pid holding the lock', async () => {
+    const dir = await dataDir();
+    const first = await spawnService({ args: serveArgs(dir) });
+    assert.equal(await lockHolder(dir), first.pid);
+
+    const second = await runToExit({ args: serveArgs(dir) });
+    assert.equal(second.didListen, false, `the second server started:\n${second.stdout}${second.stderr}`);
+    assert.equal(second.code, 1, second.stderr);
+    assert.match(second.stderr, new RegExp(`\\bpid ${first.pid}\\b`));
+    assert.ok(second.stderr.includes(dir), `the message should name the directory: ${second.stderr}`);
+
+    // The holder is untouched: still serving, still the lock's owner.
+    const health = await sendRequest(first.port, { path: '/healthz' });
+    assert.equal(health.status, 200);
+    assert.equal(await lockHolder(dir), first.pid);
+    assert.deepEqual(await first.stop('SIGTERM'), { code: 0, signal: null });
+    assert.equal(existsSync(join(dir, 'gatehouse.lock')), false, 'a graceful stop should remove the lock file');
+  });
+
+  it('takes over the lock of a holder killed with SIGKILL, keeping its data', async () => {
+    const dir = await dataDir();
+    const first = await spawnService({ args: serveArgs(dir) });
+    const registered = await sendRequest(first.port, { method: 'POST', path: '/api/auth/register?cookie=false', body: { username: 'kept', password: 'pw', client: CLIENT, level: 10 } });
+    assert.equal(registered.status, 200, registered.text);
+    assert.equal((await first.stop('SIGKILL')).signal, 'SIGKILL');
+    assert.equal(await lockHolder(dir), first.pid, 'SIGKILL leaves the lock file behind');
+
+    const next = await spawnService({ args: serveArgs(dir) });
+    assert.equal(await lockHolder(dir), next.pid);
+    const verify = await sendRequest(next.port, { path: '/api/auth/verify' });
+    assert.equal(verify.status, 401, 'the user registered before the kill should still exist');
+    assert.deepEqual(await next.stop('SIGTERM'), { code: 0, signal: null });
+  });
+
+  it('takes over a lock file that names no valid pid (torn or garbage)', async () => {
+    const dir = await dataDir();
+    await writeFile(join(dir, 'gatehouse.lock'), 'not json', { mode: 0o600 });
+    const service = await spawnService({ args: serveArgs(dir) });
+    assert.equal(await lockHolder(dir), service.pid);
+    await service.stop('SIGTERM');
+  });
+
+  it('refuses to start while the lock names another live process, and says which', async () => {
+    const dir = await dataDir();
+    // This test runner is alive and is not a Gatehouse process: the service cannot tell, so it refuses.
+    await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify({ pid: process.pid })}\n`, { mode: 0o600 });
+    const result = await runToExit({ args: serveArgs(dir) });
+    assert.equal(result.didListen, false);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, new RegExp(`\\bpid ${process.pid}\\b`));
+  });
+
+  // Two starts at once after a crash (a supervisor restarting while an operator starts it by
+  // hand): both read the stale lock, both unlink "it", both create "their" lock, and both run.
+  // Node start-up jitter hides the window when whole servers race, so this races the built
+  // lock code itself (dist/store/lock.js) in two processes released at the same instant.
+  it('never lets two processes racing for a stale lock both take it', { timeout: 60_000 }, async () => {
+    const lockModule = pathToFileURL(join(CLI_PATH, '..', 'store', 'lock.js')).href;
+    const taker = `
+      import { lockDataDir } from ${JSON.stringify(lockModule)};
+      const [dir, at] = process.argv.slice(-2);
+      while (Date.now() < Number(at)) {}
+      try { await lockDataDir(dir); process.stdout.write('took'); setTimeout(() => {}, 200); }
+      catch (error) { process.stdout.write('refused: ' + error.message); }`;
+    const race = (dir: string, at: number): Promise<string> =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', taker, '--', dir, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+        child.once('close', () => resolve(out));
+      });
+    const stale = deadPid();
+    const doubles: string[] = [];
+    for (let trial = 0; trial < 10 && doubles.length === 0; trial++) {
+      const dir = await dataDir();
+      await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify({ pid: stale })}\n`, { mode: 0o600 });
+      const at = Date.now() + 300;
+      const outcomes = await Promise.all([race(dir, at), race(dir, at)]);
+      assert.ok(outcomes.some((outcome) => outcome === 'took'), `neither process took the lock: ${outcomes.join(' / ')}`);
+      if (outcomes.every((outcome) => outcome === 'took')) doubles.push(`trial ${trial}: both processes took the stale lock in ${dir}`);
+    }
+    assert.deepEqual(doubles, [], 'two processes held the same data directory');
+  });
+});
