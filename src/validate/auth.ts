@@ -18,23 +18,23 @@ export function passwordChecker(minLength: number): Checker<string> {
 export const checkAuthenticateBody = objectOf({ username: checkUsername, password: anyPassword });
 export type AuthenticateBody = CheckedType<typeof checkAuthenticateBody>;
 
-export function registerBodyChecker(minPasswordLength: number) {
-  return objectOf({
+/** The fields a register body must have and an update body may have. */
+function userFields(minPasswordLength: number) {
+  return {
     username: checkUsername,
     password: passwordChecker(minPasswordLength),
     client: checkClientSettings,
     level: checkAccessLevel,
-  });
+  };
+}
+
+export function registerBodyChecker(minPasswordLength: number) {
+  return objectOf(userFields(minPasswordLength));
 }
 export type RegisterBody = CheckedType<ReturnType<typeof registerBodyChecker>>;
 
 export function updateBodyChecker(minPasswordLength: number) {
-  return partialObjectOf({
-    username: checkUsername,
-    password: passwordChecker(minPasswordLength),
-    client: checkClientSettings,
-    level: checkAccessLevel,
-  });
+  return partialObjectOf(userFields(minPasswordLength));
 }
 export type UpdateBody = CheckedType<ReturnType<typeof updateBodyChecker>>;
 

@@ -4,29 +4,21 @@
 // removes its lock. Nothing is written once the lock is released.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
-import { spawnService, stopAllServices } from '../helpers/process.js';
+import { spawnService, stopAllServices, removeTempDataDirs, serveArgs, tempDataDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
-const dirs: string[] = [];
-
 after(async () => {
   await stopAllServices();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  await removeTempDataDirs();
 });
 
-async function dataDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-stop-'));
-  dirs.push(dir);
-  return dir;
-}
+const dataDir = (): Promise<string> => tempDataDir('stop');
 
-const serveArgs = (dir: string): string[] => ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir];
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One request on `agent` (keep-alive), resolving with status and text. */

@@ -5,29 +5,21 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
-import { CLI_PATH, runToExit, spawnService, stopAllServices } from '../helpers/process.js';
+import { CLI_PATH, runToExit, spawnService, stopAllServices, removeTempDataDirs, serveArgs, tempDataDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
-const dirs: string[] = [];
-
 after(async () => {
   await stopAllServices();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  await removeTempDataDirs();
 });
 
-async function dataDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-lock-'));
-  dirs.push(dir);
-  return dir;
-}
+const dataDir = (): Promise<string> => tempDataDir('lock');
 
-const serveArgs = (dir: string): string[] => ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir];
 
 async function lockHolder(dir: string): Promise<unknown> {
   return (JSON.parse(await readFile(join(dir, 'gatehouse.lock'), 'utf8')) as { pid?: unknown }).pid;

@@ -3,28 +3,20 @@
 // file byte for byte as it was; a newer format is refused as such; users.json.prev holds the
 // previous good state; leftovers of a crash (temp files) do not break start-up.
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
-import { runToExit, spawnService, stopAllServices } from '../helpers/process.js';
+import { runToExit, spawnService, stopAllServices, removeTempDataDirs, serveArgs, tempDataDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
-const dirs: string[] = [];
-
 after(async () => {
   await stopAllServices();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  await removeTempDataDirs();
 });
 
-async function dataDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'gatehouse-recovery-'));
-  dirs.push(dir);
-  return dir;
-}
+const dataDir = (): Promise<string> => tempDataDir('recovery');
 
-const serveArgs = (dir: string): string[] => ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir];
 
 interface UsersDocument {
   format: number;

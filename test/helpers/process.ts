@@ -4,6 +4,7 @@
 // `stopAllServices()`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -270,3 +271,19 @@ export async function stopAllServices(): Promise<void> {
   }
   await Promise.all(waits);
 }
+
+const tempDirs: string[] = [];
+
+/** A fresh temp data directory, removed by removeTempDataDirs(). */
+export async function tempDataDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `gatehouse-${prefix}-`));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export async function removeTempDataDirs(): Promise<void> {
+  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/** `serve` on loopback, a free port, and `dir`. */
+export const serveArgs = (dir: string): string[] => ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dir];
