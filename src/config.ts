@@ -63,7 +63,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'max-body-bytes', env: 'GATEHOUSE_MAX_BODY_BYTES', kind: 'integer', help: 'largest accepted request body', fallback: '65536' },
   { flag: 'min-password-length', env: 'GATEHOUSE_MIN_PASSWORD_LENGTH', kind: 'integer', help: 'shortest password accepted on register and update', fallback: '1' },
   { flag: 'scrypt', env: 'GATEHOUSE_SCRYPT', kind: 'string', help: 'scrypt cost as N,r,p', fallback: `${DEFAULT_SCRYPT_COST.N},${DEFAULT_SCRYPT_COST.r},${DEFAULT_SCRYPT_COST.p}` },
-  { flag: 'hash-concurrency', env: 'GATEHOUSE_HASH_CONCURRENCY', kind: 'integer', help: 'password hashes run at once (default: cores - 1, at least 1)', fallback: String(Math.max(1, availableParallelism() - 1)) },
+  { flag: 'hash-concurrency', env: 'GATEHOUSE_HASH_CONCURRENCY', kind: 'integer', help: 'password hashes run at once, 32 MiB each at the default cost (default: cores - 1, from 1 to 4)', fallback: String(Math.min(4, Math.max(1, availableParallelism() - 1))) },
   { flag: 'hash-queue', env: 'GATEHOUSE_HASH_QUEUE', kind: 'integer', help: 'password hashes that may wait before logins get 503', fallback: '256' },
   { flag: 'throttle-user', env: 'GATEHOUSE_THROTTLE_USER', kind: 'integer', help: 'failed logins per username per window before 429', fallback: '10' },
   { flag: 'throttle-address', env: 'GATEHOUSE_THROTTLE_ADDRESS', kind: 'integer', help: 'failed logins per client address per window before 429', fallback: '50' },

@@ -107,6 +107,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         // Handlers cut off by the timeout may still be hashing: no write may land after the lock goes.
         await store.close();
         await revocations?.close();
+        await hasher.close();
         lock.release();
         logger.info('stopped');
         logger.flush();

@@ -8,10 +8,14 @@ export interface SessionClaims {
   readonly exp: number;
 }
 
+export type TokenInspection = { readonly ok: true; readonly claims: SessionClaims } | { readonly ok: false; readonly reason: string };
+
 export interface TokenCodec {
   /** Signs `claims` (plus any extra claims) as an HS256 JWS compact token. */
   sign(claims: SessionClaims & Readonly<Record<string, unknown>>): string;
-  /** Returns the claims of a token this secret signed and that is live at `nowSeconds`; throws TokenInvalid otherwise. */
+  /** The claims of a token this secret signed and that is live at `nowSeconds`, or why not. Never throws. */
+  inspect(token: string, nowSeconds: number): TokenInspection;
+  /** Like inspect, but throws TokenInvalid (with `reason`) for a refused token. */
   verify(token: string, nowSeconds: number): SessionClaims;
 }
 
@@ -23,11 +27,53 @@ export const IAT_SKEW_SECONDS = 60;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
+// Refusals are plain values, not exceptions: the 401 path is the cheapest request an outsider
+// can send, so it must not pay for building error objects and stack traces.
+const refuse = (reason: string): TokenInspection => ({ ok: false, reason });
+
 /** Creates a signer/verifier bound to one secret (at least 32 bytes). */
 export function createTokenCodec(secret: Buffer): TokenCodec {
   if (secret.length < 32) throw new TypeError('the token secret must be at least 32 bytes');
   const key: KeyObject = createSecretKey(secret);
   const mac = (signingInput: string): string => createHmac('sha256', key).update(signingInput).digest('base64url');
+
+  const inspect = (token: string, nowSeconds: number): TokenInspection => {
+    // RFC 7515 section 7.1 (compact form): exactly three base64url segments.
+    if (token.length > MAX_TOKEN_LENGTH) return refuse('too long');
+    const firstDot = token.indexOf('.');
+    const secondDot = token.indexOf('.', firstDot + 1);
+    if (firstDot < 0 || secondDot < 0 || token.indexOf('.', secondDot + 1) !== -1) return refuse('segments');
+    const headerSegment = token.slice(0, firstDot);
+    const payloadSegment = token.slice(firstDot + 1, secondDot);
+    const signatureSegment = token.slice(secondDot + 1);
+
+    // RFC 8725 section 3.1: the algorithm is ours to choose, never the token's.
+    if (headerSegment !== OUR_HEADER) {
+      const header = decodeJsonSegment(headerSegment, 'header');
+      if (typeof header === 'string') return refuse(header);
+      const problem = headerProblem(header);
+      if (problem !== undefined) return refuse(problem);
+    }
+
+    // The expected MAC in canonical base64url; comparing encodings in constant time also
+    // refuses non-canonical spellings of the same bytes.
+    const expected = Buffer.from(mac(token.slice(0, secondDot)), 'latin1');
+    const received = Buffer.from(signatureSegment, 'latin1');
+    if (received.length !== expected.length || !timingSafeEqual(received, expected)) return refuse('signature');
+
+    const payload = decodeJsonSegment(payloadSegment, 'payload');
+    if (typeof payload === 'string') return refuse(payload);
+    const exp = payload['exp'];
+    const iat = payload['iat'];
+    const username = payload['username'];
+    // RFC 7519 section 4.1.4: not accepted on or after exp.
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) return refuse('exp missing');
+    if (nowSeconds >= exp) return refuse('expired');
+    if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('iat missing');
+    if (iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
+    if (typeof username !== 'string') return refuse('username');
+    return { ok: true, claims: { username, iat, exp } };
+  };
 
   return {
     sign(claims) {
@@ -35,60 +81,33 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
       const signingInput = `${OUR_HEADER}.${payload}`;
       return `${signingInput}.${mac(signingInput)}`;
     },
-
+    inspect,
     verify(token, nowSeconds) {
-      // RFC 7515 section 7.1 (compact form): exactly three base64url segments.
-      if (token.length > MAX_TOKEN_LENGTH) throw new TokenInvalid('too long');
-      const firstDot = token.indexOf('.');
-      const secondDot = token.indexOf('.', firstDot + 1);
-      if (firstDot < 0 || secondDot < 0 || token.indexOf('.', secondDot + 1) !== -1) throw new TokenInvalid('segments');
-      const headerSegment = token.slice(0, firstDot);
-      const payloadSegment = token.slice(firstDot + 1, secondDot);
-      const signatureSegment = token.slice(secondDot + 1);
-
-      // RFC 8725 section 3.1: the algorithm is ours to choose, never the token's.
-      if (headerSegment !== OUR_HEADER) checkHeader(decodeJsonSegment(headerSegment, 'header'));
-
-      // The expected MAC in canonical base64url; comparing encodings in constant time also
-      // refuses non-canonical spellings of the same bytes.
-      const expected = Buffer.from(mac(token.slice(0, secondDot)), 'latin1');
-      const received = Buffer.from(signatureSegment, 'latin1');
-      if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
-        throw new TokenInvalid('signature');
-      }
-
-      const payload = decodeJsonSegment(payloadSegment, 'payload');
-      const exp = payload['exp'];
-      const iat = payload['iat'];
-      const username = payload['username'];
-      // RFC 7519 section 4.1.4: not accepted on or after exp.
-      if (typeof exp !== 'number' || !Number.isFinite(exp)) throw new TokenInvalid('exp missing');
-      if (nowSeconds >= exp) throw new TokenInvalid('expired');
-      if (typeof iat !== 'number' || !Number.isFinite(iat)) throw new TokenInvalid('iat missing');
-      if (iat > nowSeconds + IAT_SKEW_SECONDS) throw new TokenInvalid('iat in the future');
-      if (typeof username !== 'string') throw new TokenInvalid('username');
-      return { username, iat, exp };
+      const result = inspect(token, nowSeconds);
+      if (!result.ok) throw new TokenInvalid(result.reason);
+      return result.claims;
     },
   };
 }
 
-function checkHeader(header: Record<string, unknown>): void {
-  if (header['alg'] !== 'HS256') throw new TokenInvalid('alg');
+function headerProblem(header: Record<string, unknown>): string | undefined {
+  if (header['alg'] !== 'HS256') return 'alg';
   // RFC 7515 section 4.1.11: we understand no extensions, so any `crit` is refused.
-  if (Object.hasOwn(header, 'crit')) throw new TokenInvalid('crit');
-  if (Object.hasOwn(header, 'typ') && header['typ'] !== 'JWT') throw new TokenInvalid('typ');
+  if (Object.hasOwn(header, 'crit')) return 'crit';
+  if (Object.hasOwn(header, 'typ') && header['typ'] !== 'JWT') return 'typ';
+  return undefined;
 }
 
-function decodeJsonSegment(segment: string, part: string): Record<string, unknown> {
-  if (!BASE64URL.test(segment)) throw new TokenInvalid(`${part} encoding`);
+/** The segment's JSON object, or the reason it is not one. */
+function decodeJsonSegment(segment: string, part: string): Record<string, unknown> | string {
+  if (!BASE64URL.test(segment)) return `${part} encoding`;
   const bytes = Buffer.from(segment, 'base64url');
-  if (bytes.toString('base64url') !== segment) throw new TokenInvalid(`${part} encoding`);
+  if (bytes.toString('base64url') !== segment) return `${part} encoding`;
   let value: unknown;
   try {
     value = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw new TokenInvalid(`${part} json`);
+    return `${part} json`;
   }
-  if (!isPlainObject(value)) throw new TokenInvalid(`${part} not an object`);
-  return value;
+  return isPlainObject(value) ? value : `${part} not an object`;
 }

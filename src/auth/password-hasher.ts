@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hashPassword, verifyPassword, type ScryptCost } from './password.js';
+import { hashPassword, verifyPassword, type ScryptCost, type ScryptRequest } from './password.js';
+import { createScryptPool } from './scrypt-pool.js';
 import { createWorkLimiter, type WorkLimiter } from './work-limiter.js';
 
 export interface PasswordHasher {
@@ -8,22 +9,28 @@ export interface PasswordHasher {
    * Checks a login. With no stored hash (unknown user) it still runs one scrypt at the
    * configured cost against a dummy hash, so timing does not reveal which usernames exist.
    */
-  verify(password: string, stored: string | undefined): Promise<boolean>;
+  verify(password: string, stored: string | undefined, isAbandoned?: () => boolean): Promise<boolean>;
   /** Computes the dummy hash now, so the first unknown-user login costs no more than any other. */
   warmUp(): Promise<void>;
   readonly limiter: WorkLimiter;
+  /** Ends the hashing threads. */
+  close(): Promise<void>;
   /** scrypt runs started so far (hash and verify, dummy included): lets tests prove a path ran none. */
   readonly runs: number;
 }
 
+/** Hashes on `maxConcurrent` low-priority worker threads; at most `maxQueued` more wait (then ServerBusy). */
 export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent: number; maxQueued: number }): PasswordHasher {
   const limiter = createWorkLimiter(options.maxConcurrent, options.maxQueued);
+  const pool = createScryptPool(options.maxConcurrent);
+  const derive = (request: ScryptRequest): Promise<Buffer> => pool.derive(request);
   let runs = 0;
   let dummyHash: Promise<string> | undefined;
-  const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), options.cost));
+  const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), options.cost, derive));
 
   return {
     limiter,
+    close: () => pool.close(),
     warmUp: async () => {
       await dummy();
     },
@@ -33,13 +40,15 @@ export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent:
     hash: (password) =>
       limiter.run(() => {
         runs++;
-        return hashPassword(password, options.cost);
+        return hashPassword(password, options.cost, derive);
       }),
-    async verify(password, stored) {
+    async verify(password, stored, isAbandoned) {
       const target = stored ?? (await dummy());
       const matches = await limiter.run(() => {
+        // A queued login whose client has gone is not worth a hash.
+        if (isAbandoned?.() === true) return Promise.resolve(false);
         runs++;
-        return verifyPassword(password, target);
+        return verifyPassword(password, target, derive);
       });
       return matches && stored !== undefined;
     },

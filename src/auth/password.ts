@@ -26,18 +26,31 @@ export function checkScryptCost(cost: ScryptCost): ScryptCost {
   return Object.freeze({ N, r, p });
 }
 
-function deriveKey(password: string, salt: Buffer, cost: ScryptCost): Promise<Buffer> {
-  // Node's default maxmem (32 MiB) refuses these costs; allow exactly what they need plus slack.
-  const options: ScryptOptions = { N: cost.N, r: cost.r, p: cost.p, maxmem: scryptMemoryBytes(cost) + 1024 * 1024 };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
+export interface ScryptRequest {
+  readonly password: string;
+  readonly salt: Buffer;
+  readonly keyBytes: number;
+  readonly options: { readonly N: number; readonly r: number; readonly p: number; readonly maxmem: number };
+}
+
+/** Runs scrypt somewhere off the event loop: libuv's pool (this default) or the server's worker pool. */
+export type KeyDeriver = (request: ScryptRequest) => Promise<Buffer>;
+
+export const deriveOnLibuvPool: KeyDeriver = ({ password, salt, keyBytes, options }) =>
+  new Promise((resolve, reject) => {
+    scrypt(password, salt, keyBytes, options as ScryptOptions, (error, key) => (error ? reject(error) : resolve(key)));
   });
+
+function deriveKey(password: string, salt: Buffer, cost: ScryptCost, derive: KeyDeriver): Promise<Buffer> {
+  // Node's default maxmem (32 MiB) refuses these costs; allow exactly what they need plus slack.
+  const options = { N: cost.N, r: cost.r, p: cost.p, maxmem: scryptMemoryBytes(cost) + 1024 * 1024 };
+  return derive({ password: password.normalize('NFC'), salt, keyBytes: KEY_BYTES, options });
 }
 
 /** Hashes with a fresh random salt; the result carries its own cost so the default can be raised later. */
-export async function hashPassword(password: string, cost: ScryptCost): Promise<string> {
+export async function hashPassword(password: string, cost: ScryptCost, derive: KeyDeriver = deriveOnLibuvPool): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const key = await deriveKey(password, salt, cost);
+  const key = await deriveKey(password, salt, cost, derive);
   return `${PREFIX}ln=${Math.log2(cost.N)},r=${cost.r},p=${cost.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
@@ -62,9 +75,9 @@ export function parsePasswordHash(stored: string): ParsedHash | undefined {
 }
 
 /** True when `password` matches `stored`; compares in constant time; false for a malformed hash. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+export async function verifyPassword(password: string, stored: string, derive: KeyDeriver = deriveOnLibuvPool): Promise<boolean> {
   const parsed = parsePasswordHash(stored);
   if (parsed === undefined) return false;
-  const key = await deriveKey(password, parsed.salt, parsed.cost);
+  const key = await deriveKey(password, parsed.salt, parsed.cost, derive);
   return key.length === parsed.key.length && timingSafeEqual(key, parsed.key);
 }

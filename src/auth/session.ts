@@ -18,6 +18,8 @@ export interface Credentials {
 }
 
 export interface SessionAuthenticator {
+  /** The caller behind the request's token, or the reason there is none. Never throws. */
+  check(credentials: Credentials): Caller | { readonly refused: string };
   /** The caller behind the request's token; throws AuthRequired (with the reason as cause). */
   authenticate(credentials: Credentials): Caller;
   /** Like authenticate, and throws NotAdministrator for any other level. */
@@ -30,25 +32,30 @@ export function createSessionAuthenticator(deps: {
   revocations: RevocationList | undefined;
   nowSeconds: () => number;
 }): SessionAuthenticator {
-  const authenticate = (credentials: Credentials): Caller => {
+  const check = (credentials: Credentials): Caller | { readonly refused: string } => {
     // Spec section 5.2: the cookie wins; the query token is not even looked at then.
     const token = credentials.cookieToken ?? credentials.queryToken;
-    if (token === undefined) throw new AuthRequired({ cause: new TokenInvalid('no token') });
-    try {
-      const claims = deps.codec.verify(token, deps.nowSeconds());
-      const user = deps.store.find(claims.username);
-      if (user === undefined) throw new TokenInvalid('unknown user');
-      // iat has whole seconds: a token issued in the same second as the change is accepted, so
-      // the session the change itself hands out works at once.
-      if (Math.floor(claims.iat) < user.credentialsChangedAt) throw new TokenInvalid('issued before a credential change');
-      if (deps.revocations?.isRevoked(token, claims) === true) throw new TokenInvalid('revoked');
-      return { user, token, claims };
-    } catch (error) {
-      throw new AuthRequired({ cause: error });
-    }
+    if (token === undefined) return { refused: 'no token' };
+    const inspected = deps.codec.inspect(token, deps.nowSeconds());
+    if (!inspected.ok) return { refused: inspected.reason };
+    const { claims } = inspected;
+    const user = deps.store.find(claims.username);
+    if (user === undefined) return { refused: 'unknown user' };
+    // iat has whole seconds: a token issued in the same second as the change is accepted, so
+    // the session the change itself hands out works at once.
+    if (Math.floor(claims.iat) < user.credentialsChangedAt) return { refused: 'issued before a credential change' };
+    if (deps.revocations?.isRevoked(token, claims) === true) return { refused: 'revoked' };
+    return { user, token, claims };
+  };
+
+  const authenticate = (credentials: Credentials): Caller => {
+    const result = check(credentials);
+    if ('refused' in result) throw new AuthRequired({ cause: new TokenInvalid(result.refused) });
+    return result;
   };
 
   return {
+    check,
     authenticate,
     requireAdministrator(credentials) {
       const caller = authenticate(credentials);

@@ -9,11 +9,17 @@ export function parseQuery(search: string): Record<string, string> {
     const equals = pair.indexOf('=');
     if (equals <= 0) continue;
     try {
-      const name = decodeURIComponent(pair.slice(0, equals).replaceAll('+', ' '));
-      if (!Object.hasOwn(query, name)) query[name] = decodeURIComponent(pair.slice(equals + 1).replaceAll('+', ' '));
+      const name = decodeComponent(pair.slice(0, equals));
+      if (!Object.hasOwn(query, name)) query[name] = decodeComponent(pair.slice(equals + 1));
     } catch {
       continue;
     }
   }
   return query;
+}
+
+// Tokens are base64url and need no decoding: skip the work when there is nothing to decode.
+function decodeComponent(text: string): string {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  return decodeURIComponent(text.replaceAll('+', ' '));
 }

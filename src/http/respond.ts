@@ -7,13 +7,13 @@ const COMMON_HEADERS = {
   'x-content-type-options': 'nosniff',
 } as const;
 
-/** The only writer of status, headers and body. */
+/** Serializes `body` and sends it; with sendRawJson, the only writer of status, headers and body. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string | string[]>>): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...COMMON_HEADERS,
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+  sendRawJson(res, status, Buffer.from(JSON.stringify(body)), headers);
+}
+
+/** Sends bytes that already are JSON (a cached answer). */
+export function sendRawJson(res: ServerResponse, status: number, json: Buffer, headers?: Readonly<Record<string, string | string[]>>): void {
+  res.writeHead(status, headers === undefined ? { ...COMMON_HEADERS, 'content-length': json.length } : { ...COMMON_HEADERS, 'content-length': json.length, ...headers });
+  res.end(json);
 }

@@ -42,9 +42,32 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
     options.stdout.write(text);
   };
 
+  // The request log is on the hot path: the time string is made once per millisecond, and a
+  // line is built from our own field names (never from input) rather than by JSON.stringify
+  // of a fresh object. Values still go through JSON.stringify, so input cannot break a line.
+  let lastMs = NaN;
+  let lastTime = '';
+  const timeOf = (ms: number): string => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastTime = new Date(ms).toISOString();
+    }
+    return lastTime;
+  };
+
   const format = (level: LogLevel, msg: string, fields: LogFields | undefined): string => {
-    const time = new Date(now()).toISOString();
-    if (options.format === 'json') return `${JSON.stringify({ time, level, msg, ...fields })}\n`;
+    const time = timeOf(now());
+    if (options.format === 'json') {
+      let line = `{"time":"${time}","level":"${level}","msg":${JSON.stringify(msg)}`;
+      if (fields !== undefined) {
+        for (const key in fields) {
+          const value = fields[key];
+          if (value === undefined || key === 'time' || key === 'level' || key === 'msg') continue;
+          line += `,"${key}":${typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null'}`;
+        }
+      }
+      return `${line}}\n`;
+    }
     let line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}`;
     if (fields !== undefined) {
       for (const [key, value] of Object.entries(fields)) if (value !== undefined) line += ` ${key}=${JSON.stringify(value)}`;

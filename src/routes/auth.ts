@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
-import { sendJson } from '../http/respond.js';
+import { sendJson, sendRawJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addUser, changeUser, removeUser } from '../store/account-rules.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
@@ -67,6 +67,9 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const registerBody = registerBodyChecker(config.minPasswordLength);
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
+  const unauthenticatedVerifyBody = Buffer.from(JSON.stringify({ configs }));
+  // The list is rebuilt only when the store has changed since it was last sent.
+  let userList: { version: number; body: Buffer } | undefined;
   const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
 
@@ -100,7 +103,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const wait = throttle.beginAttempt(body.username, ctx.address, deps.now());
         if (wait > 0) throw new TooManyAttempts(wait);
         const user = store.find(body.username);
-        const matches = await hasher.verify(body.password, user?.passwordHash);
+        const matches = await hasher.verify(body.password, user?.passwordHash, () => ctx.req.socket.destroyed);
         // The user may have been changed or removed while we hashed.
         const current = store.find(body.username);
         if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
@@ -147,12 +150,10 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           sendJson(ctx.res, 200, { initialUser: true, configs });
           return;
         }
-        let caller: Caller;
-        try {
-          caller = session.authenticate(ctx.credentials);
-        } catch {
+        const caller = session.check(ctx.credentials);
+        if ('refused' in caller) {
           // Spec section 4: the 401 on verify carries configs and nothing else.
-          sendJson(ctx.res, 401, { configs });
+          sendRawJson(ctx.res, 401, unauthenticatedVerifyBody);
           return;
         }
         sendJson(ctx.res, 200, { initialUser: false, username: caller.user.username, level: caller.user.level, configs });
@@ -172,9 +173,12 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       path: '/api/auth/users',
       handler(ctx) {
         session.requireAdministrator(ctx.credentials);
-        const entries: Array<{ username: string; level: StoredUser['level'] }> = [];
-        for (const user of store.list()) entries.push({ username: user.username, level: user.level });
-        sendJson(ctx.res, 200, entries);
+        if (userList?.version !== store.version) {
+          const entries: Array<{ username: string; level: StoredUser['level'] }> = [];
+          for (const user of store.list()) entries.push({ username: user.username, level: user.level });
+          userList = { version: store.version, body: Buffer.from(JSON.stringify(entries)) };
+        }
+        sendRawJson(ctx.res, 200, userList.body);
       },
     },
     {

@@ -44,6 +44,8 @@ export interface UserView {
 export interface UserStore {
   readonly path: string;
   readonly size: number;
+  /** Goes up with every committed change: lets callers cache what they derive from the users. */
+  readonly version: number;
   find(username: string): StoredUser | undefined;
   list(): Iterable<StoredUser>;
   /**
@@ -98,6 +100,7 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
   const pending: Job[] = [];
   let draining: Promise<void> | undefined;
   let isClosed = false;
+  let version = 0;
 
   async function commitBatch(batch: Job[]): Promise<void> {
     const overlay = new Map<string, StoredUser | null>();
@@ -179,6 +182,7 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
       isOnDisk = error instanceof RenamedButNotDurable;
     }
     if (isOnDisk) {
+      version++;
       for (const [name, user] of overlay) {
         if (user === null) {
           committed.delete(name);
@@ -205,6 +209,9 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
     path,
     get size() {
       return committed.size;
+    },
+    get version() {
+      return version;
     },
     find: (username) => committed.get(username),
     list: () => committed.values(),

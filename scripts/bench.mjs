@@ -1,0 +1,900 @@
+#!/usr/bin/env node
+// Gatehouse benchmark (`npm run bench` builds first, then runs this). Plain ESM, node: modules only.
+//
+// Starts the built service (a snapshot of dist/ taken at the start) on temporary data directories,
+// a bare node:http "ceiling" server returning a same-sized JSON body with the same headers, and a
+// load generator: wrk when installed (one thread, a Lua script for cookies and POST bodies),
+// otherwise a node:http load generator (this file run as a child). With taskset the services, the
+// ceiling and the scrypt-alone measurement run on CPU 0 and the load generators (and this script)
+// on CPU 1.
+//
+// Ratios are only as good as the two numbers in them, and other work may share the machine. So
+// the numbers that are compared are measured interleaved: the ceiling and the verify variants run
+// in alternating rounds against services that are all up at once, the scrypt-alone measurement
+// is split around the login run, and the verify-alone baseline for the login storm is measured
+// just before the storm. A scenario's req/s is its total requests over its total measured time;
+// p50/p99 come from merging each segment's 1000-point latency quantile grid, weighted by requests.
+//
+// Users: the 10- and 10,000-user data directories get a users.json written before the service
+// starts (mode 0600 in a 0700 directory); every user has the same password hash, computed once
+// here with the service's own scrypt cost and format. No user is registered one by one.
+//
+// The service runs with the login throttle raised (GATEHOUSE_THROTTLE_USER/ADDRESS=1000000):
+// the wrong-password scenario would otherwise measure cheap 429s after 50 failures per address.
+//
+// Every child is tracked; they are stopped in a finally block, and killed from
+// process.on('exit') and on SIGINT/SIGTERM/SIGHUP if the run is interrupted.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes, scrypt } from 'node:crypto';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = join(dirname(SELF), '..');
+const BUILT_CLI = join(ROOT, 'dist', 'cli.js');
+// The service runs from a snapshot of dist/ taken at the start of the run, so a rebuild
+// elsewhere during the run cannot change what is measured halfway through.
+let CLI = BUILT_CLI;
+const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
+const ADMIN = 'admin';
+const PASSWORD = 'bench-password-1';
+const THROTTLE_OFF = '1000000';
+const QUANTILES = 1000; // latency grid points per segment: q = i / 1000, i = 1..1000 (the last is the max)
+// Settings a caller may pass through to the service (to bench another cost); all other GATEHOUSE_* are dropped.
+const PASS_THROUGH = new Set(['GATEHOUSE_SCRYPT', 'GATEHOUSE_HASH_CONCURRENCY', 'GATEHOUSE_HASH_QUEUE']);
+
+const HELP = `Usage: node scripts/bench.mjs [options]      (npm run bench builds first)
+
+  --quick               smoke run: one round, 1 s warm-up + 2 s per scenario
+  --duration S          measured seconds per scenario (default 5; interleaved scenarios get
+                        it in --rounds segments, rounded up to whole seconds with wrk)
+  --rounds N            rounds for interleaved scenarios (default 3; --quick 1)
+  --warmup S            warm-up seconds before a scenario's first segment (default 1)
+  --loadgen wrk|node    load generator (default: wrk when installed, else node:http)
+  --users N             users in the large data set (default 10000)
+  --server-cpus LIST    taskset CPU list for services, ceiling and scrypt-alone (default 0)
+  --loadgen-cpus LIST   taskset CPU list for load generators and this script (default 1)
+  --strict              exit 1 when a target fails
+  --profile             instead of the benchmark: run the 10,000-user service under --cpu-prof
+                        during verify-with-cookie load (16 connections), stop it with SIGTERM,
+                        and summarise the profile
+  --profile-dir DIR     where --profile writes the .cpuprofile (default /tmp/prof)
+  --profile-log-level L log level for --profile (default info)
+  --help
+`;
+
+const { values: opts } = parseArgs({
+  options: {
+    role: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    rounds: { type: 'string' },
+    warmup: { type: 'string' },
+    loadgen: { type: 'string' },
+    users: { type: 'string', default: '10000' },
+    'server-cpus': { type: 'string', default: '0' },
+    'loadgen-cpus': { type: 'string', default: '1' },
+    strict: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    'profile-dir': { type: 'string', default: '/tmp/prof' },
+    'profile-log-level': { type: 'string', default: 'info' },
+    help: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Child roles: this file also runs as the ceiling server, the node:http load generator and the
+// scrypt-alone measurement, so that the benchmark is one file.
+// ---------------------------------------------------------------------------------------------
+
+/** A bare node:http server: one pre-built JSON body of BENCH_BODY_BYTES bytes, the service's common headers. */
+function runCeiling() {
+  const size = Number(process.env.BENCH_BODY_BYTES);
+  const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) }));
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-length': body.length,
+    });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 5000;
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port, bytes: body.length })}\n`));
+  process.on('SIGTERM', () => {
+    server.close();
+    server.closeAllConnections();
+    process.exit(0);
+  });
+}
+
+function quantileGrid(sorted) {
+  const grid = [];
+  for (let i = 1; i <= QUANTILES; i++) grid.push(sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((i / QUANTILES) * sorted.length) - 1)]);
+  return grid;
+}
+
+/**
+ * node:http load generator. Spec in BENCH_SPEC: url, conns, warmupMs, durationMs, method, headers,
+ * body (may contain {seq}), seqMod, timeoutMs. Each connection runs requests back to back over a
+ * keep-alive agent. Completions that finish inside the measured window are counted; their latency
+ * (request start to response end) is recorded. Prints one BENCH_RESULT JSON line and exits without
+ * waiting for requests still in flight.
+ */
+async function runLoadgen() {
+  const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}');
+  const url = new URL(spec.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.conns, maxFreeSockets: spec.conns, scheduling: 'fifo' });
+  const dynamic = typeof spec.body === 'string' && spec.body.includes('{seq}');
+  const staticBody = typeof spec.body === 'string' && !dynamic ? Buffer.from(spec.body) : undefined;
+  const baseHeaders = { ...spec.headers };
+  if (spec.body !== undefined) baseHeaders['content-type'] = 'application/json';
+  if (staticBody !== undefined) baseHeaders['content-length'] = String(staticBody.length);
+  const path = `${url.pathname}${url.search}`;
+  let seq = 0;
+  const latencies = [];
+  let non2xx = 0;
+  let errors = 0;
+  const startedAt = performance.now();
+  const measureFrom = startedAt + spec.warmupMs;
+  const measureTo = measureFrom + spec.durationMs;
+
+  const once = () =>
+    new Promise((resolve) => {
+      let body = staticBody;
+      let headers = baseHeaders;
+      if (dynamic) {
+        seq++;
+        const n = spec.seqMod > 0 ? ((seq - 1) % spec.seqMod) + 1 : seq;
+        body = Buffer.from(spec.body.replaceAll('{seq}', String(n)));
+        headers = { ...baseHeaders, 'content-length': String(body.length) };
+      }
+      const req = http.request({ agent, host: url.hostname, port: url.port, method: spec.method, path, headers, timeout: spec.timeoutMs }, (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => resolve(res.statusCode));
+        res.on('error', () => resolve(-1));
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => resolve(-1));
+      req.end(body);
+    });
+
+  const lane = async () => {
+    while (performance.now() < measureTo) {
+      const t0 = performance.now();
+      const status = await once();
+      const t1 = performance.now();
+      if (t0 >= measureFrom && t1 <= measureTo) {
+        if (status < 0) errors++;
+        else {
+          latencies.push(t1 - t0);
+          if (status > 399) non2xx++;
+        }
+      }
+    }
+  };
+  const lanes = Array.from({ length: spec.conns }, lane);
+  // Report at the end of the window; do not wait for slow requests (logins) still queued.
+  await Promise.race([Promise.all(lanes), new Promise((resolve) => setTimeout(resolve, measureTo - performance.now() + 5))]);
+  const sorted = Float64Array.from(latencies).sort();
+  process.stdout.write(
+    `BENCH_RESULT ${JSON.stringify({ requests: sorted.length, seconds: spec.durationMs / 1000, quantilesMs: quantileGrid(sorted), non2xx, errors })}\n`,
+    () => process.exit(0),
+  );
+}
+
+/** crypto.scrypt alone at the service's cost and maxmem, `concurrency` lanes, for durationMs. */
+async function runScryptAlone() {
+  const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}');
+  const options = { N: spec.N, r: spec.r, p: spec.p, maxmem: spec.maxmem };
+  const salt = randomBytes(16);
+  const hash = () => new Promise((resolve, reject) => scrypt('correct horse battery staple', salt, 32, options, (e, k) => (e ? reject(e) : resolve(k))));
+  await hash(); // warm-up, not counted
+  let count = 0;
+  const start = performance.now();
+  const end = start + spec.durationMs;
+  const lane = async () => {
+    while (performance.now() < end) {
+      await hash();
+      count++;
+    }
+  };
+  await Promise.all(Array.from({ length: spec.concurrency }, lane));
+  const seconds = (performance.now() - start) / 1000;
+  process.stdout.write(`BENCH_RESULT ${JSON.stringify({ hashes: count, seconds })}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestrator: processes
+// ---------------------------------------------------------------------------------------------
+
+/** Every child process we started and has not exited yet. */
+const children = new Set();
+let tempRoot;
+
+function killEverything() {
+  for (const child of children) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  children.clear();
+  if (tempRoot !== undefined) {
+    try {
+      rmSync(tempRoot, { recursive: true, force: true });
+    } catch {
+      // best effort
+    }
+    tempRoot = undefined;
+  }
+}
+
+function installCleanup() {
+  process.on('exit', killEverything);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      process.stderr.write(`\nbench: ${signal}, stopping every child process\n`);
+      killEverything();
+      process.exit(130);
+    });
+  }
+}
+
+let pinning = { enabled: false, server: '0', loadgen: '1' };
+
+function spawnTracked(cpus, command, args, options) {
+  const [file, argv] = pinning.enabled && cpus !== undefined ? ['taskset', ['-c', cpus, command, ...args]] : [command, args];
+  const child = spawn(file, argv, options);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  child.once('error', () => children.delete(child));
+  return child;
+}
+
+function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** SIGTERM, then SIGKILL after graceMs; resolves to true when SIGKILL was needed. */
+async function stopChild(child, graceMs = 4000) {
+  if (child.exitCode !== null || child.signalCode !== null) return false;
+  child.kill('SIGTERM');
+  const timer = new Promise((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
+  if ((await Promise.race([exited(child).then(() => 'exited'), timer])) === 'timeout') {
+    child.kill('SIGKILL');
+    await exited(child);
+    return true;
+  }
+  return false;
+}
+
+/** Runs a child to completion, collecting stdout; rejects on a non-zero exit. */
+function runChild(cpus, command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawnTracked(cpus, command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code ?? signal}: ${err.slice(-2000)}`))));
+  });
+}
+
+function resultLine(out, prefix) {
+  const line = out.split('\n').find((l) => l.startsWith(`${prefix} `));
+  if (line === undefined) throw new Error(`no ${prefix} line in:\n${out.slice(-2000)}`);
+  return JSON.parse(line.slice(prefix.length + 1));
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One HTTP request on a fresh connection. */
+function fetchOnce(url, { method = 'GET', headers = {}, body, timeoutMs = 120_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(body);
+    const req = http.request(url, {
+      method,
+      agent: false,
+      timeout: timeoutMs,
+      headers: payload === undefined ? headers : { 'content-type': 'application/json', 'content-length': payload.length, ...headers },
+    });
+    req.on('response', (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`timeout ${method} ${url}`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** VmHWM (peak resident set) and VmRSS from /proc/PID/status, in MiB; undefined off Linux. */
+function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+    return { hwmMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+function scryptMaxmem({ N, r, p }) {
+  return 128 * r * (N + 2) + 128 * r * p + 1024 * 1024; // as src/auth/password.ts deriveKey
+}
+
+/** The same $scrypt$ln=..,r=..,p=..$salt$key format as src/auth/password.ts hashPassword. */
+async function hashLikeService(password, cost) {
+  const salt = randomBytes(16);
+  const key = await new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, 32, { N: cost.N, r: cost.r, p: cost.p, maxmem: scryptMaxmem(cost) }, (e, k) => (e ? reject(e) : resolve(k))),
+  );
+  return `$scrypt$ln=${Math.log2(cost.N)},r=${cost.r},p=${cost.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}
+
+/** A 0700 data directory; with users, a users.json (0600): "admin" (level 10) and u1..u(n-1) (level 5). */
+function makeDataDir(path, userCount, passwordHash) {
+  mkdirSync(path, { mode: 0o700 });
+  chmodSync(path, 0o700);
+  if (userCount === 0) return;
+  const lines = [];
+  const client = JSON.stringify(CLIENT);
+  for (let i = 0; i < userCount; i++) {
+    const username = i === 0 ? ADMIN : `u${i}`;
+    lines.push(`{"username":${JSON.stringify(username)},"level":${i === 0 ? 10 : 5},"passwordHash":${JSON.stringify(passwordHash)},"client":${client},"credentialsChangedAt":0}`);
+  }
+  writeFileSync(join(path, 'users.json'), `{"format":1,"users":[\n${lines.join(',\n')}\n]}\n`, { mode: 0o600 });
+}
+
+function serviceEnv(extra) {
+  const env = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('GATEHOUSE_') || PASS_THROUGH.has(name)) env[name] = value;
+  return {
+    ...env,
+    GATEHOUSE_HOST: '127.0.0.1',
+    GATEHOUSE_THROTTLE_USER: THROTTLE_OFF,
+    GATEHOUSE_THROTTLE_ADDRESS: THROTTLE_OFF,
+    GATEHOUSE_SHUTDOWN_TIMEOUT: '2000',
+    GATEHOUSE_LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+/** Starts `gatehouse serve` (stdout to /dev/null) and waits for /healthz; logs in as admin. */
+async function startService(name, dataDir, { secret, logLevel = 'info', nodeArgs = [], login: doLogin = true }) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const child = spawnTracked(pinning.server, process.execPath, [...nodeArgs, CLI, 'serve'], {
+      cwd: ROOT,
+      env: serviceEnv({ GATEHOUSE_SECRET: secret, GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_PORT: String(port), GATEHOUSE_LOG_LEVEL: logLevel }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr = (stderr + c).slice(-8000)));
+    const url = `http://127.0.0.1:${port}`;
+    const startedAt = performance.now();
+    let ready = false;
+    while (!ready && child.exitCode === null && child.signalCode === null && performance.now() - startedAt < 60_000) {
+      try {
+        ready = (await fetchOnce(`${url}/healthz`, { timeoutMs: 2000 })).status === 200;
+      } catch {
+        // not listening yet
+      }
+      if (!ready) await sleep(50);
+    }
+    if (ready) {
+      const service = { name, url, child, pid: child.pid, startMs: performance.now() - startedAt };
+      if (doLogin) {
+        service.token = await login(service, ADMIN, PASSWORD);
+        service.cookie = { Cookie: `jwt=${service.token}` };
+      }
+      return service;
+    }
+    await stopChild(child);
+    if (attempt >= 3 || !/EADDRINUSE/.test(stderr)) throw new Error(`service ${name} did not start: ${stderr.slice(-2000)}`);
+  }
+}
+
+const slowStops = [];
+
+/** Reads the service's memory, then stops it (the service's shutdown timeout is 2 s; SIGKILL after 4 s). */
+async function stopService(service) {
+  const memory = memoryOf(service.pid);
+  const startedAt = performance.now();
+  if (await stopChild(service.child)) slowStops.push(service.name);
+  else log(`${service.name} stopped on SIGTERM in ${(performance.now() - startedAt).toFixed(0)} ms`);
+  return memory;
+}
+
+async function login(service, username, password) {
+  const res = await fetchOnce(`${service.url}/api/auth/authenticate`, { method: 'POST', body: JSON.stringify({ username, password }) });
+  if (res.status !== 200) throw new Error(`login ${username} on ${service.name}: ${res.status} ${res.body}`);
+  const cookie = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('jwt='));
+  const token = cookie?.slice(4, cookie.indexOf(';'));
+  if (token === undefined || token === '') throw new Error('no jwt cookie in the login response');
+  return token;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestrator: load generation
+// ---------------------------------------------------------------------------------------------
+
+const WRK_LUA = `-- written by scripts/bench.mjs; configured through environment variables
+local body = os.getenv("BENCH_BODY") or ""
+local seqmod = tonumber(os.getenv("BENCH_SEQ_MOD") or "0") or 0
+wrk.method = os.getenv("BENCH_METHOD") or "GET"
+if body ~= "" then
+  wrk.headers["Content-Type"] = "application/json"
+  if string.find(body, "{seq}", 1, true) then
+    local counter = 0
+    request = function()
+      counter = counter + 1
+      local n = counter
+      if seqmod > 0 then n = ((counter - 1) % seqmod) + 1 end
+      local b = string.gsub(body, "{seq}", tostring(n))
+      return wrk.format(nil, nil, nil, b)
+    end
+  else
+    wrk.body = body
+  end
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  local q = {}
+  for i = 1, ${QUANTILES - 1} do q[i] = string.format("%d", latency:percentile(i * 100 / ${QUANTILES})) end
+  q[${QUANTILES}] = string.format("%d", latency.max)
+  io.write(string.format('BENCH_WRK {"requests":%d,"duration_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"quantiles_us":[%s]}\\n',
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout, table.concat(q, ",")))
+end
+`;
+
+let loadgenKind = 'node';
+let wrkLuaPath;
+let nonce = 0;
+
+/** One segment: { requests, seconds, quantilesMs[1000], non2xx, socketErrors }. */
+async function wrkSegment({ url, conns, seconds, method, headers, body, seqMod, timeoutS }) {
+  const args = ['-t1', `-c${conns}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', `${timeoutS}s`, '-s', wrkLuaPath];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  args.push(url);
+  const out = await runChild(pinning.loadgen, 'wrk', args, {
+    env: { ...process.env, BENCH_METHOD: method, BENCH_BODY: body ?? '', BENCH_SEQ_MOD: String(seqMod ?? 0) },
+  });
+  const r = resultLine(out, 'BENCH_WRK');
+  // wrk counts a request slower than --timeout as a timeout and does not record its latency.
+  return {
+    requests: r.requests,
+    seconds: r.duration_us / 1e6,
+    quantilesMs: r.quantiles_us.map((us) => us / 1000),
+    non2xx: r.status,
+    socketErrors: r.connect + r.read + r.write + r.timeout,
+  };
+}
+
+async function nodeSegment({ url, conns, seconds, warmupS, method, headers, body, seqMod, timeoutS }) {
+  const spec = { url, conns, warmupMs: warmupS * 1000, durationMs: seconds * 1000, method, headers, body, seqMod, timeoutMs: timeoutS * 1000 };
+  const out = await runChild(pinning.loadgen, process.execPath, [SELF, '--role', 'loadgen'], { env: { ...process.env, BENCH_SPEC: JSON.stringify(spec) } });
+  const r = resultLine(out, 'BENCH_RESULT');
+  return { requests: r.requests, seconds: r.seconds, quantilesMs: r.quantilesMs, non2xx: r.non2xx, socketErrors: r.errors };
+}
+
+/**
+ * One measured segment after an optional warm-up. A warm-up of 0 is used for scrypt-bound
+ * requests: a separate warm-up run would leave its queued logins hashing into the measurement.
+ */
+async function segment(spec, { seconds, warmupS }) {
+  const full = { method: 'GET', headers: {}, timeoutS: 10, ...spec, seconds };
+  full.body = full.body?.replaceAll('{nonce}', `${process.pid}-${++nonce}`);
+  if (loadgenKind === 'wrk') {
+    if (warmupS > 0) await wrkSegment({ ...full, seconds: warmupS, body: full.body?.replaceAll('{phase}', 'w') });
+    return wrkSegment({ ...full, body: full.body?.replaceAll('{phase}', 'm') });
+  }
+  return nodeSegment({ ...full, warmupS, body: full.body?.replaceAll('{phase}', 'm') });
+}
+
+/** Merges segments: req/s over the total time; p50/p99 from the request-weighted quantile grids. */
+function combine(segments) {
+  const requests = segments.reduce((sum, s) => sum + s.requests, 0);
+  const seconds = segments.reduce((sum, s) => sum + s.seconds, 0);
+  const points = [];
+  for (const s of segments) if (s.requests > 0) for (const value of s.quantilesMs) if (Number.isFinite(value)) points.push([value, s.requests / s.quantilesMs.length]);
+  points.sort((a, b) => a[0] - b[0]);
+  const total = points.reduce((sum, p) => sum + p[1], 0);
+  const quantile = (q) => {
+    let seen = 0;
+    for (const [value, weight] of points) {
+      seen += weight;
+      if (seen >= q * total - 1e-9) return value;
+    }
+    return NaN;
+  };
+  return {
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50: quantile(0.5),
+    p99: quantile(0.99),
+    non2xx: segments.reduce((sum, s) => sum + s.non2xx, 0),
+    socketErrors: segments.reduce((sum, s) => sum + s.socketErrors, 0),
+    segments: segments.map((s) => s.requests / s.seconds),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestrator: the run
+// ---------------------------------------------------------------------------------------------
+
+const settings = { durationS: 5, warmupS: 1, rounds: 3 };
+const t0 = performance.now();
+
+function log(message) {
+  process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
+}
+
+function setUpPinning() {
+  const cpus = os.availableParallelism();
+  const hasTaskset = spawnSync('taskset', ['-c', opts['server-cpus'], process.execPath, '-e', '0']).status === 0 &&
+    spawnSync('taskset', ['-c', opts['loadgen-cpus'], process.execPath, '-e', '0']).status === 0;
+  pinning = { enabled: hasTaskset && cpus >= 2, server: opts['server-cpus'], loadgen: opts['loadgen-cpus'] };
+  // This script (and so the node:http load generator it spawns) joins the load generator's CPUs.
+  if (pinning.enabled) spawnSync('taskset', ['-a', '-p', '-c', pinning.loadgen, String(process.pid)], { stdio: 'ignore' });
+  return { cpus, hasTaskset };
+}
+
+function readServiceConfig(secret) {
+  const args = [CLI, 'serve', '--print-config'];
+  const [file, argv] = pinning.enabled ? ['taskset', ['-c', pinning.server, process.execPath, ...args]] : [process.execPath, args];
+  const result = spawnSync(file, argv, { env: serviceEnv({ GATEHOUSE_SECRET: secret, GATEHOUSE_DATA_DIR: '/nonexistent' }), encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`gatehouse serve --print-config failed: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+async function prepare() {
+  if (!existsSync(BUILT_CLI)) throw new Error(`${BUILT_CLI} is missing: run npm run build (npm run bench does)`);
+  const { cpus, hasTaskset } = setUpPinning();
+  const wrkAvailable = spawnSync('wrk', ['-v']).error === undefined;
+  loadgenKind = opts.loadgen ?? (wrkAvailable ? 'wrk' : 'node');
+  if (loadgenKind !== 'wrk' && loadgenKind !== 'node') throw new Error('--loadgen must be wrk or node');
+  if (loadgenKind === 'wrk' && !wrkAvailable) throw new Error('--loadgen wrk: wrk is not installed');
+  const secret = randomBytes(32).toString('hex');
+  tempRoot = mkdtempSync(join(os.tmpdir(), 'gatehouse-bench-'));
+  chmodSync(tempRoot, 0o700);
+  mkdirSync(join(tempRoot, 'app'));
+  cpSync(join(ROOT, 'dist'), join(tempRoot, 'app', 'dist'), { recursive: true });
+  copyFileSync(join(ROOT, 'package.json'), join(tempRoot, 'app', 'package.json'));
+  CLI = join(tempRoot, 'app', 'dist', 'cli.js');
+  const config = readServiceConfig(secret);
+  wrkLuaPath = join(tempRoot, 'bench.lua');
+  writeFileSync(wrkLuaPath, WRK_LUA);
+  const wrkVersion = wrkAvailable ? (spawnSync('wrk', ['-v'], { encoding: 'utf8' }).stdout.split('\n')[0] ?? 'wrk').split(' [')[0] : '';
+  return { cpus, hasTaskset, secret, config, wrkVersion };
+}
+
+async function main() {
+  installCleanup();
+  if (opts.quick) Object.assign(settings, { durationS: 2, warmupS: 1, rounds: 1 });
+  if (opts.duration !== undefined) settings.durationS = Number(opts.duration);
+  if (opts.warmup !== undefined) settings.warmupS = Number(opts.warmup);
+  if (opts.rounds !== undefined) settings.rounds = Number(opts.rounds);
+  if (!(settings.durationS > 0) || !(settings.warmupS >= 0) || !(Number.isInteger(settings.rounds) && settings.rounds >= 1)) {
+    throw new Error('--duration must be > 0, --warmup >= 0, --rounds a positive integer');
+  }
+  try {
+    if (opts.profile) await profileRun();
+    else await benchRun();
+  } finally {
+    killEverything();
+  }
+}
+
+async function benchRun() {
+  const env = await prepare();
+  const { secret, config } = env;
+  const cost = config.scryptCost;
+  const hashConcurrency = config.hashConcurrency;
+  const userCount = Number(opts.users);
+  const { durationS, warmupS, rounds } = settings;
+  const segmentS = loadgenKind === 'wrk' ? Math.max(1, Math.ceil(durationS / rounds)) : durationS / rounds;
+  log(`loadgen ${loadgenKind}; pinning ${pinning.enabled ? `services CPU ${pinning.server}, loadgen CPU ${pinning.loadgen}` : 'off'}; scrypt N=${cost.N},r=${cost.r},p=${cost.p}, hash concurrency ${hashConcurrency}`);
+
+  const hashStarted = performance.now();
+  const passwordHash = await hashLikeService(PASSWORD, cost);
+  const dirs = { empty: join(tempRoot, 'empty'), small: join(tempRoot, 'small'), large: join(tempRoot, 'large'), warn: join(tempRoot, 'large-warn') };
+  makeDataDir(dirs.empty, 0, passwordHash);
+  makeDataDir(dirs.small, 10, passwordHash);
+  makeDataDir(dirs.large, userCount, passwordHash);
+  makeDataDir(dirs.warn, userCount, passwordHash);
+  log(`data sets written (one hash, ${(performance.now() - hashStarted).toFixed(0)} ms; users.json for 10 and ${userCount} users)`);
+
+  // Every service is up for the whole run, idle unless it is being measured.
+  const small = await startService('small', dirs.small, { secret });
+  const large = await startService('large', dirs.large, { secret });
+  const warn = await startService('large-warn', dirs.warn, { secret, logLevel: 'warn' });
+  const empty = await startService('empty', dirs.empty, { secret, login: false });
+  log(`services up; the ${userCount}-user one was ready in ${large.startMs.toFixed(0)} ms`);
+
+  const probe = async (service, path, headers, expected) => {
+    const res = await fetchOnce(`${service.url}${path}`, { headers });
+    if (res.status !== expected) throw new Error(`probe ${path} on ${service.name}: expected ${expected}, got ${res.status} ${res.body}`);
+    return res;
+  };
+  const verifyBody = (await probe(large, '/api/auth/verify', large.cookie, 200)).body;
+  await probe(small, '/api/auth/verify', small.cookie, 200);
+  await probe(warn, '/api/auth/verify', warn.cookie, 200);
+  await probe(empty, '/api/auth/verify', {}, 200);
+  await probe(large, `/api/auth/verify?token=${large.token}`, {}, 200);
+  await probe(large, '/api/auth/verify', {}, 401);
+  await probe(large, '/api/auth/users', large.cookie, 200);
+  await probe(small, '/api/auth/users', small.cookie, 200);
+
+  const ceilingChild = spawnTracked(pinning.server, process.execPath, [SELF, '--role', 'ceiling'], {
+    env: { ...process.env, BENCH_BODY_BYTES: String(Buffer.byteLength(verifyBody)) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ceilingInfo = await new Promise((resolve, reject) => {
+    let out = '';
+    ceilingChild.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
+    });
+    ceilingChild.once('exit', () => reject(new Error('the ceiling server exited')));
+  });
+  const ceilingUrl = `http://127.0.0.1:${ceilingInfo.port}/`;
+
+  const rows = new Map();
+  const memory = {};
+  const addRow = (key, label, conns, result, expected = 200, notes = []) => {
+    if (expected === 401) notes.push(result.non2xx === result.requests ? 'all 401 (expected)' : `UNEXPECTED: ${result.requests - result.non2xx} not 401`);
+    else if (result.non2xx > 0) notes.push(`UNEXPECTED: ${result.non2xx} responses >399`);
+    if (result.socketErrors > 0) notes.push(`${result.socketErrors} socket errors/timeouts`);
+    if (result.segments.length > 1) notes.push(`segments ${result.segments.map((r) => fmtInt(r)).join(' / ')}`);
+    rows.set(key, { key, label, conns, result, notes });
+    log(`${label} @${conns}: ${fmtInt(result.rps)} req/s, p50 ${fmtMs(result.p50)} ms, p99 ${fmtMs(result.p99)} ms${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
+  };
+  /** Interleaved group: round r measures every scenario once, in order; the first round warms up. */
+  const interleaved = async (scenarios) => {
+    const segs = scenarios.map(() => []);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, s] of scenarios.entries()) segs[i].push(await segment({ conns: s.conns, ...s.spec }, { seconds: segmentS, warmupS: round === 0 ? warmupS : 0 }));
+    }
+    for (const [i, s] of scenarios.entries()) addRow(s.key, s.label, s.conns, combine(segs[i]), s.expected);
+  };
+  const single = async (key, label, conns, spec, expected = 200, { warm = true, seconds = durationS } = {}) => {
+    const result = combine([await segment({ conns, ...spec }, { seconds, warmupS: warm ? warmupS : 0 })]);
+    addRow(key, label, conns, result, expected);
+    return result;
+  };
+  // One login queues behind everything the hasher still has: when it returns, abandoned logins are done.
+  const drain = async (service) => {
+    const started = performance.now();
+    await login(service, ADMIN, PASSWORD);
+    log(`hash queue drained on ${service.name} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  };
+  const scryptAloneSegment = async (seconds) => {
+    const spec = { N: cost.N, r: cost.r, p: cost.p, maxmem: scryptMaxmem(cost), concurrency: hashConcurrency, durationMs: seconds * 1000 };
+    const out = await runChild(pinning.server, process.execPath, [SELF, '--role', 'scrypt'], { env: { ...process.env, BENCH_SPEC: JSON.stringify(spec) } });
+    return resultLine(out, 'BENCH_RESULT');
+  };
+
+  const ceilingLabel = `ceiling: bare node:http, ${ceilingInfo.bytes} B JSON`;
+  const verify = (service) => ({ url: `${service.url}/api/auth/verify`, headers: service.cookie });
+  const U = fmtInt(userCount);
+
+  // 0. Pre-warm every process on its hot path (JIT, heap sizing) before anything is measured.
+  for (const spec of [{ url: ceilingUrl }, verify(large), verify(small), verify(warn), { url: `${empty.url}/api/auth/verify` }]) {
+    await segment({ conns: 16, ...spec }, { seconds: Math.max(1, warmupS), warmupS: 0 });
+  }
+  log('pre-warm done');
+
+  // 1. Hot path at 16 and 64 connections, interleaved with the ceiling.
+  await interleaved([
+    { key: 'ceiling16', label: ceilingLabel, conns: 16, spec: { url: ceilingUrl } },
+    { key: 'largeVerify16', label: `verify, valid cookie, ${U} users`, conns: 16, spec: verify(large) },
+    { key: 'smallVerify16', label: 'verify, valid cookie, 10 users', conns: 16, spec: verify(small) },
+    { key: 'warnVerify16', label: `verify, valid cookie, ${U} users, log level warn`, conns: 16, spec: verify(warn) },
+  ]);
+  await interleaved([
+    { key: 'ceiling64', label: ceilingLabel, conns: 64, spec: { url: ceilingUrl } },
+    { key: 'largeVerify64', label: `verify, valid cookie, ${U} users`, conns: 64, spec: verify(large) },
+    { key: 'warnVerify64', label: `verify, valid cookie, ${U} users, log level warn`, conns: 64, spec: verify(warn) },
+  ]);
+  memory.warn = await stopService(warn);
+  await single('largeVerifyQuery16', 'verify, ?token=', 16, { url: `${large.url}/api/auth/verify?token=${large.token}` });
+  await single('emptyVerify16', 'verify, no users (initialUser)', 16, { url: `${empty.url}/api/auth/verify` });
+  memory.empty = await stopService(empty);
+  await single('largeVerify401', 'verify, unauthenticated (401)', 16, { url: `${large.url}/api/auth/verify` }, 401);
+  await single('smallList16', 'list users, 10 users', 16, { url: `${small.url}/api/auth/users`, headers: small.cookie });
+  memory.small = await stopService(small);
+  await single('largeList16', `list users, ${U} users`, 16, { url: `${large.url}/api/auth/users`, headers: large.cookie });
+
+  // 2. Logins. scrypt alone (same CPU, cost, maxmem, concurrency) is measured half before, half after.
+  const loginBody = (pw) => JSON.stringify({ username: 'u{seq}', password: pw });
+  const loginSpec = { url: `${large.url}/api/auth/authenticate`, method: 'POST', seqMod: Math.max(1, userCount - 1), timeoutS: 120 };
+  const scryptParts = [await scryptAloneSegment(durationS / 2)];
+  await single('loginOk', 'authenticate, correct password', 16, { ...loginSpec, body: loginBody(PASSWORD) }, 200, { warm: false });
+  await drain(large);
+  scryptParts.push(await scryptAloneSegment(durationS / 2));
+  const scryptAlone = { hashes: scryptParts.reduce((s, p) => s + p.hashes, 0), seconds: scryptParts.reduce((s, p) => s + p.seconds, 0), parts: scryptParts.map((p) => p.hashes / p.seconds) };
+  scryptAlone.perSecond = scryptAlone.hashes / scryptAlone.seconds;
+  log(`scrypt alone: ${scryptAlone.perSecond.toFixed(2)} hashes/s (${scryptAlone.hashes} in ${scryptAlone.seconds.toFixed(2)} s; before/after ${scryptAlone.parts.map((p) => p.toFixed(2)).join(' / ')})`);
+  await single('loginBad', 'authenticate, wrong password', 16, { ...loginSpec, body: loginBody('wrong-password') }, 401, { warm: false });
+  await drain(large);
+
+  // 3. Verify while 16 clients log in continuously; the baseline is measured just before and just after.
+  const baselineBefore = await segment({ conns: 16, ...verify(large) }, { seconds: durationS, warmupS });
+  const stormSeconds = warmupS + durationS + 2;
+  const storm = segment({ ...loginSpec, conns: 16, body: loginBody(PASSWORD) }, { seconds: stormSeconds, warmupS: 0 });
+  storm.catch(() => undefined);
+  await sleep(1000);
+  await single('stormVerify16', 'verify during a 16-client login storm', 16, verify(large));
+  const stormLogins = combine([await storm]);
+  addRow('stormLogins', '  the storm\'s logins (same time)', 16, stormLogins, 200, [`${stormSeconds} s run`]);
+  memory.largeAfterStorm = memoryOf(large.pid);
+  await drain(large);
+  const baselineAfter = await segment({ conns: 16, ...verify(large) }, { seconds: durationS, warmupS: 0 });
+  addRow('stormBaseline16', `verify, valid cookie, ${U} users (storm baseline)`, 16, combine([baselineBefore, baselineAfter]), 200, ['before / after the storm']);
+
+  // 4. Register as administrator (each is a scrypt hash and a users.json rewrite).
+  const registerBody = JSON.stringify({ username: 'reg-{nonce}-{phase}-{seq}', password: 'bench-password-2', client: CLIENT, level: 5 });
+  await single('register', 'register as administrator', 16, { url: `${large.url}/api/auth/register`, method: 'POST', headers: large.cookie, body: registerBody, timeoutS: 120 }, 200, { warm: false });
+  await drain(large);
+  memory.large = await stopService(large);
+  await stopChild(ceilingChild);
+
+  report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, cost, segmentS });
+}
+
+function fmtInt(n) {
+  return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
+}
+function fmtMs(n) {
+  if (!Number.isFinite(n)) return 'n/a';
+  return n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
+}
+function fmtMiB(m) {
+  return m === undefined || !Number.isFinite(m.hwmMiB) ? 'n/a' : `${m.hwmMiB.toFixed(1)} MiB`;
+}
+
+function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, cost, segmentS }) {
+  const row = (key) => rows.get(key);
+  const r = (key) => rows.get(key).result;
+  const ceilingRps = { 16: r('ceiling16').rps, 64: r('ceiling64').rps };
+  const ratioOf = (x) => x.result.rps / ceilingRps[x.conns];
+  const U = fmtInt(userCount);
+  const out = [];
+  const cpuModel = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
+  out.push('');
+  out.push(`Gatehouse benchmark — measured on this machine: ${cpuModel}, ${env.cpus} CPUs, node ${process.version}, ${new Date().toISOString()}`);
+  out.push(`load generator: ${loadgenKind === 'wrk' ? `${env.wrkVersion}, 1 thread, Lua script` : 'node:http (built in; slower than wrk, so hot-path ratios are compressed toward 1)'}; keep-alive connections`);
+  out.push(`CPU pinning: ${pinning.enabled ? `services, ceiling and scrypt-alone on CPU ${pinning.server}; load generators and this script on CPU ${pinning.loadgen} (taskset)` : `off (${env.hasTaskset ? `only ${env.cpus} CPU` : 'taskset not available'})`}`);
+  out.push(`service: scrypt N=${cost.N},r=${cost.r},p=${cost.p}; hash concurrency ${hashConcurrency}, queue ${env.config.hashQueueLength}; log level info with stdout -> /dev/null unless the row says warn; login throttle raised to ${THROTTLE_OFF}`);
+  out.push(`timing: ${settings.warmupS} s warm-up, then ${settings.durationS} s measured per scenario; interleaved rows (those with "segments") ran in ${settings.rounds} round(s) of ${segmentS} s, alternating with each other; logins and register have no separate warm-up and the hash queue is drained after them`);
+  out.push('users: users.json written before start (one scrypt hash shared by every user), not registered one by one');
+  out.push('');
+  const order = ['ceiling16', 'largeVerify16', 'smallVerify16', 'warnVerify16', 'ceiling64', 'largeVerify64', 'warnVerify64', 'largeVerifyQuery16', 'emptyVerify16', 'largeVerify401',
+    'smallList16', 'largeList16', 'loginOk', 'loginBad', 'stormBaseline16', 'stormVerify16', 'stormLogins', 'register'];
+  const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'notes'];
+  const table = order.map(row).map((x) => [x.label, String(x.conns), x.result.rps < 100 ? x.result.rps.toFixed(2) : fmtInt(x.result.rps), fmtMs(x.result.p50), fmtMs(x.result.p99), ratioOf(x) < 0.01 ? ratioOf(x).toFixed(5) : ratioOf(x).toFixed(2), x.notes.join('; ')]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
+  const fmtRow = (t) => t.map((cell, i) => (i === 0 || i === t.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  out.push(fmtRow(header));
+  out.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const t of table) out.push(fmtRow(t));
+  out.push('');
+  out.push(`ratio = req/s / ceiling req/s at the same connection count, both from this run (ceiling @16 ${fmtInt(ceilingRps[16])}, @64 ${fmtInt(ceilingRps[64])} req/s);`);
+  out.push('        for logins, register and list users it only shows how far they are from a cheap JSON answer');
+  const spread = (key) => {
+    const s = r(key).segments;
+    return s.length > 1 ? Math.max(...s) / Math.min(...s) - 1 : 0;
+  };
+  if (['ceiling16', 'ceiling64'].some((k) => spread(k) > 0.15)) out.push('WARNING: the ceiling varied by more than 15% between rounds: other work shares these CPUs, so ratios are noisy');
+  out.push('');
+
+  const login = r('loginOk');
+  const loginRatio = login.rps / scryptAlone.perSecond;
+  out.push(`scrypt alone: crypto.scrypt N=${cost.N},r=${cost.r},p=${cost.p}, maxmem ${scryptMaxmem(cost)}, ${hashConcurrency} at a time, on the service's CPU: ${scryptAlone.perSecond.toFixed(2)} hashes/s (${(1000 / scryptAlone.perSecond).toFixed(0)} ms each; ${scryptAlone.hashes} in ${scryptAlone.seconds.toFixed(1)} s; before/after the login run ${scryptAlone.parts.map((p) => p.toFixed(2)).join(' / ')})`);
+  out.push(`login: authenticate with the correct password, 16 clients: ${login.rps.toFixed(2)} req/s = ${loginRatio.toFixed(3)} of scrypt alone; wrong password ${r('loginBad').rps.toFixed(2)} req/s; register ${r('register').rps.toFixed(2)} req/s`);
+  const usersRatio = r('largeVerify16').rps / r('smallVerify16').rps;
+  out.push(`verify @16, ${U} users vs 10 users: ${fmtInt(r('largeVerify16').rps)} vs ${fmtInt(r('smallVerify16').rps)} req/s -> ${usersRatio.toFixed(3)} (difference ${(Math.abs(1 - usersRatio) * 100).toFixed(1)}%)`);
+  const stormRatio = r('stormVerify16').rps / r('stormBaseline16').rps;
+  out.push(`verify @16 during a 16-client login storm: ${fmtInt(r('stormVerify16').rps)} vs ${fmtInt(r('stormBaseline16').rps)} req/s without it (measured before and after) -> ${stormRatio.toFixed(3)}; p99 ${fmtMs(r('stormVerify16').p99)} ms (without ${fmtMs(r('stormBaseline16').p99)} ms); the storm completed ${r('stormLogins').rps.toFixed(2)} logins/s`);
+  const logCost = (conns) => {
+    const info = r(`largeVerify${conns}`);
+    const w = r(`warnVerify${conns}`);
+    return `@${conns} ${fmtInt(info.rps)} vs ${fmtInt(w.rps)} req/s (info/warn ${(info.rps / w.rps).toFixed(2)}; p99 ${fmtMs(info.p99)} vs ${fmtMs(w.p99)} ms)`;
+  };
+  out.push(`request log: info (stdout -> /dev/null) vs warn: ${logCost(16)}; ${logCost(64)}`);
+  out.push(`peak RSS (VmHWM) of the service: ${U} users after the login storm ${fmtMiB(memory.largeAfterStorm)}, at exit ${fmtMiB(memory.large)} (after list users and register too); ${U} users, warn, verify only ${fmtMiB(memory.warn)}; 10 users ${fmtMiB(memory.small)}; no users ${fmtMiB(memory.empty)}`);
+  out.push('');
+
+  const targets = [];
+  const target = (ok, text) => targets.push({ ok, text });
+  for (const conns of [16, 64]) {
+    const x = row(`largeVerify${conns}`);
+    target(ratioOf(x) >= 0.6, `verify with a valid cookie @${conns} (${U} users, log info) >= 0.6 of the ceiling: ${ratioOf(x).toFixed(2)}`);
+  }
+  target(r('largeVerify64').p99 < 10, `verify with a valid cookie @64 p99 < 10 ms: ${fmtMs(r('largeVerify64').p99)} ms`);
+  target(Math.abs(1 - usersRatio) <= 0.1, `verify with 10 vs ${U} users within 10%: ${(Math.abs(1 - usersRatio) * 100).toFixed(1)}%`);
+  target(stormRatio >= 0.5, `verify during a 16-client login storm keeps >= 0.5 of its throughput: ${stormRatio.toFixed(2)}`);
+  target(r('stormVerify16').p99 < 20, `verify during a 16-client login storm p99 < 20 ms: ${fmtMs(r('stormVerify16').p99)} ms`);
+  target(loginRatio >= 0.9, `login throughput >= 0.9 of scrypt alone (${hashConcurrency} at a time): ${loginRatio.toFixed(3)} (${login.rps.toFixed(2)} vs ${scryptAlone.perSecond.toFixed(2)}/s)`);
+  target(r('largeList16').p99 < 50, `list users with ${U} users p99 < 50 ms: ${fmtMs(r('largeList16').p99)} ms`);
+  const hwm = memory.largeAfterStorm?.hwmMiB;
+  target(hwm !== undefined && hwm < 200, `peak RSS with ${U} users under a login storm < 200 MiB: ${fmtMiB(memory.largeAfterStorm)}`);
+  const unexpected = [...rows.values()].filter((x) => x.notes.some((n) => n.startsWith('UNEXPECTED')));
+  target(unexpected.length === 0, `every scenario answered with the expected status${unexpected.length > 0 ? `: not ${unexpected.map((x) => x.label).join(', ')}` : ''}`);
+  out.push(`targets (measured on this machine, one run, ${loadgenKind} load generator${opts.quick ? '; --quick: indicative only' : ''}):`);
+  for (const t of targets) out.push(`  ${t.ok ? 'PASS' : 'FAIL'}  ${t.text}`);
+  if (loadgenKind === 'node') {
+    out.push('  note: the node:http load generator tops out near the ceiling\'s rate on its one core, so hot-path ratios near 1');
+    out.push('        show the load generator\'s limit, not the service\'s; install wrk for meaningful hot-path ratios');
+  }
+  out.push('');
+  if (slowStops.length > 0) out.push(`WARNING: did not exit within 4 s of SIGTERM and were killed: ${slowStops.join(', ')}`);
+  out.push(`bench wall time ${((performance.now() - t0) / 1000).toFixed(1)} s (build not included)`);
+  process.stdout.write(`${out.join('\n')}\n`);
+  if (opts.strict && targets.some((t) => !t.ok)) process.exitCode = 1;
+}
+
+// ----- --profile -----
+
+async function profileRun() {
+  const env = await prepare();
+  const { secret, config } = env;
+  const userCount = Number(opts.users);
+  const profileDir = opts['profile-dir'];
+  mkdirSync(profileDir, { recursive: true });
+  const before = new Set(readdirSync(profileDir));
+  const dir = join(tempRoot, 'profile');
+  makeDataDir(dir, userCount, await hashLikeService(PASSWORD, config.scryptCost));
+  const service = await startService('profile', dir, {
+    secret,
+    logLevel: opts['profile-log-level'],
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+  });
+  const result = combine([await segment({ conns: 16, url: `${service.url}/api/auth/verify`, headers: service.cookie }, { seconds: settings.durationS, warmupS: settings.warmupS })]);
+  log(`verify @16 under --cpu-prof: ${fmtInt(result.rps)} req/s, p50 ${fmtMs(result.p50)} ms, p99 ${fmtMs(result.p99)} ms${result.non2xx ? ` (${result.non2xx} >399!)` : ''}`);
+  service.child.kill('SIGTERM');
+  await exited(service.child);
+  log(`service exited with ${service.child.exitCode ?? service.child.signalCode}`);
+  const written = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
+  if (written.length === 0) throw new Error(`no .cpuprofile appeared in ${profileDir}`);
+  const { summarizeCpuProfile, formatSummary } = await import('./bench/cpuprofile-summary.mjs');
+  for (const file of written) {
+    const path = join(profileDir, file);
+    process.stdout.write(`\nprofile ${path} (verify with a valid cookie, 16 connections, ${userCount} users, log level ${opts['profile-log-level']}, ${loadgenKind}; includes startup and the admin login)\n`);
+    process.stdout.write(`${formatSummary(summarizeCpuProfile(JSON.parse(readFileSync(path, 'utf8'))), { top: 30 })}\n`);
+  }
+}
+
+// ----- entry point (last, so every declaration above is initialised) -----
+
+if (opts.role === 'ceiling') runCeiling();
+else if (opts.role === 'loadgen') await runLoadgen();
+else if (opts.role === 'scrypt') await runScryptAlone();
+else if (opts.help) process.stdout.write(HELP);
+else await main();

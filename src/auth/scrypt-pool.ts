@@ -1,0 +1,106 @@
+import { Worker } from 'node:worker_threads';
+
+import type { ScryptRequest } from './password.js';
+
+type ScryptJob = ScryptRequest;
+
+export interface ScryptPool {
+  /** Derives a key on a worker thread; at most `size` run at once, the rest wait in order. */
+  derive(job: ScryptJob): Promise<Buffer>;
+  /** Ends the workers; pending and later jobs are refused. */
+  close(): Promise<void>;
+}
+
+// Lower priority than the event loop (Linux applies nice per thread): under load, logins wait
+// for CPU rather than slowing every verify. 10 keeps logins moving when verify saturates a core.
+export const HASH_THREAD_NICE = 10;
+
+// The worker's whole program. It is a constant, so no request data becomes code; a string keeps
+// the worker loadable the same way from the tsc build and from TypeScript under tsx.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { scryptSync } = require('node:crypto');
+try { require('node:os').setPriority(workerData.nice); } catch {}
+parentPort.on('message', (job) => {
+  try {
+    const key = scryptSync(job.password, Buffer.from(job.salt), job.keyBytes, job.options);
+    parentPort.postMessage({ key });
+  } catch (error) {
+    parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) });
+  }
+});
+`;
+
+interface Slot {
+  worker: Worker;
+  isBusy: boolean;
+}
+
+interface Waiting {
+  readonly job: ScryptJob;
+  readonly resolve: (key: Buffer) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * A fixed pool of scrypt worker threads. Hashing never runs on the event loop, and the pool's
+ * size bounds the hashes in flight (and so the memory: 128·N·r bytes each).
+ */
+export function createScryptPool(size: number): ScryptPool {
+  if (!Number.isInteger(size) || size < 1) throw new TypeError('the scrypt pool size must be a positive integer');
+  const slots: Slot[] = [];
+  const waiting: Waiting[] = [];
+  let isClosed = false;
+
+  const spawn = (): Slot => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice: HASH_THREAD_NICE } });
+    worker.unref();
+    const slot: Slot = { worker, isBusy: false };
+    slots.push(slot);
+    return slot;
+  };
+
+  const runOn = (slot: Slot, item: Waiting): void => {
+    slot.isBusy = true;
+    const finish = (): void => {
+      slot.worker.off('message', onMessage);
+      slot.worker.off('error', onError);
+      slot.isBusy = false;
+      const next = waiting.shift();
+      if (next !== undefined) runOn(slot, next);
+    };
+    const onMessage = (reply: { key?: Uint8Array; error?: string }): void => {
+      finish();
+      if (reply.key !== undefined) item.resolve(Buffer.from(reply.key));
+      else item.reject(new Error(`scrypt failed: ${reply.error ?? 'unknown error'}`));
+    };
+    const onError = (error: Error): void => {
+      // A worker that died is replaced; its job fails.
+      slot.worker.off('message', onMessage);
+      slots.splice(slots.indexOf(slot), 1);
+      item.reject(error);
+      const next = waiting.shift();
+      if (next !== undefined && !isClosed) runOn(spawn(), next);
+    };
+    slot.worker.on('message', onMessage);
+    slot.worker.once('error', onError);
+    slot.worker.postMessage({ password: item.job.password, salt: item.job.salt, keyBytes: item.job.keyBytes, options: item.job.options });
+  };
+
+  return {
+    derive(job) {
+      if (isClosed) return Promise.reject(new Error('the scrypt pool is closed'));
+      return new Promise<Buffer>((resolve, reject) => {
+        const item: Waiting = { job, resolve, reject };
+        const idle = slots.find((slot) => !slot.isBusy) ?? (slots.length < size ? spawn() : undefined);
+        if (idle === undefined) waiting.push(item);
+        else runOn(idle, item);
+      });
+    },
+    async close() {
+      isClosed = true;
+      for (const item of waiting.splice(0)) item.reject(new Error('the scrypt pool is closed'));
+      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
+    },
+  };
+}
