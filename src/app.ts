@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { ProxyTrust } from './http/client-address.js';
-import { parseCookieHeader } from './http/cookies.js';
+import { readCookie } from './http/cookies.js';
 import { isExpectedError, toPublicError } from './http/errors.js';
 import { parseQuery } from './http/query.js';
 import { sendJson } from './http/respond.js';
@@ -43,24 +43,22 @@ export function createApp(options: AppOptions): RequestListener {
   return (req, res) => {
     const startedAt = performance.now();
     const address = proxyTrust.clientAddress(req);
-    if (isRequestLogged) {
-      res.once('finish', () => {
-        logger.info('request', {
-          method: req.method,
-          path: pathOf(req),
-          status: res.statusCode,
-          durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
-          address,
-        });
-      });
-    }
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
+    const logRequest = (): void => {
+      logger.info('request', {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
+        address,
+      });
+    };
     try {
       const match = router.match(req.method ?? 'GET', path);
       const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
-      const cookieToken = parseCookieHeader(req.headers.cookie)['jwt'];
+      const cookieToken = readCookie(req.headers.cookie, 'jwt');
       const queryToken = query['token'];
       const ctx: RequestContext = {
         req,
@@ -79,6 +77,11 @@ export function createApp(options: AppOptions): RequestListener {
     } catch (error) {
       fail(req, res, error);
     }
+    if (!isRequestLogged) return;
+    // Most answers (verify above all) are written synchronously: log them now rather than
+    // paying for a listener per request.
+    if (res.writableEnded) logRequest();
+    else res.once('finish', logRequest);
   };
 }
 

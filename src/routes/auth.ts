@@ -68,6 +68,8 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
   const unauthenticatedVerifyBody = Buffer.from(JSON.stringify({ configs }));
+  // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
+  const verifyBodies = new WeakMap<StoredUser, Buffer>();
   // The list is rebuilt only when the store has changed since it was last sent.
   let userList: { version: number; body: Buffer } | undefined;
   const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
@@ -156,7 +158,12 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           sendRawJson(ctx.res, 401, unauthenticatedVerifyBody);
           return;
         }
-        sendJson(ctx.res, 200, { initialUser: false, username: caller.user.username, level: caller.user.level, configs });
+        let body = verifyBodies.get(caller.user);
+        if (body === undefined) {
+          body = Buffer.from(JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs }));
+          verifyBodies.set(caller.user, body);
+        }
+        sendRawJson(ctx.res, 200, body);
       },
     },
     {

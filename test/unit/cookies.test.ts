@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clearedSessionCookie, parseCookieHeader, sessionCookie } from '../../src/http/cookies.js';
+import { clearedSessionCookie, parseCookieHeader, readCookie, sessionCookie } from '../../src/http/cookies.js';
 
 const toPlain = (map: Record<string, string>): Record<string, string> => ({ ...map });
 
@@ -47,6 +47,10 @@ describe('parseCookieHeader', () => {
   ];
   for (const { name, header, expected } of cases) {
     it(`parses ${name}`, () => assert.deepEqual(toPlain(parseCookieHeader(header)), expected));
+    it(`reads jwt from ${name} exactly as the map holds it (readCookie)`, () => {
+      assert.equal(readCookie(header, 'jwt'), expected['jwt']);
+      for (const cookieName of Object.keys(expected)) assert.equal(readCookie(header, cookieName), expected[cookieName], cookieName);
+    });
   }
 
   it('does not throw on any malformed header', () => {
