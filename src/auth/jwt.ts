@@ -31,11 +31,17 @@ const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toS
 // can send, so it must not pay for building error objects and stack traces.
 const refuse = (reason: string): TokenInspection => ({ ok: false, reason });
 
+// Decoded payloads of tokens whose MAC has just passed, so a session's repeat requests skip
+// the base64 and JSON work. The MAC, exp, iat and every later check still run each time; only
+// bytes we signed ever get in, and the map is emptied when it reaches its bound.
+const MAX_CACHED_PAYLOADS = 10_000;
+
 /** Creates a signer/verifier bound to one secret (at least 32 bytes). */
 export function createTokenCodec(secret: Buffer): TokenCodec {
   if (secret.length < 32) throw new TypeError('the token secret must be at least 32 bytes');
   const key: KeyObject = createSecretKey(secret);
   const mac = (signingInput: string): string => createHmac('sha256', key).update(signingInput).digest('base64url');
+  const payloads = new Map<string, Readonly<Record<string, unknown>>>();
 
   const inspect = (token: string, nowSeconds: number): TokenInspection => {
     // RFC 7515 section 7.1 (compact form): exactly three base64url segments.
@@ -61,8 +67,14 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
     const received = Buffer.from(signatureSegment, 'latin1');
     if (received.length !== expected.length || !timingSafeEqual(received, expected)) return refuse('signature');
 
-    const payload = decodeJsonSegment(payloadSegment, 'payload');
-    if (typeof payload === 'string') return refuse(payload);
+    let payload = payloads.get(payloadSegment);
+    if (payload === undefined) {
+      const decoded = decodeJsonSegment(payloadSegment, 'payload');
+      if (typeof decoded === 'string') return refuse(decoded);
+      if (payloads.size >= MAX_CACHED_PAYLOADS) payloads.clear();
+      payloads.set(payloadSegment, decoded);
+      payload = decoded;
+    }
     const exp = payload['exp'];
     const iat = payload['iat'];
     const username = payload['username'];
