@@ -365,7 +365,7 @@ function makeDataDir(path, userCount, passwordHash) {
   const client = JSON.stringify(CLIENT);
   for (let i = 0; i < userCount; i++) {
     const username = i === 0 ? ADMIN : `u${i}`;
-    lines.push(`{"username":${JSON.stringify(username)},"level":${i === 0 ? 10 : 5},"passwordHash":${JSON.stringify(passwordHash)},"client":${client},"credentialsChangedAt":0}`);
+    lines.push(`{"username":${JSON.stringify(username)},"level":${i === 0 ? 10 : 5},"passwordHash":${JSON.stringify(passwordHash)},"client":${client},"credentialsChangedAt":0,"sessionKey":"${randomBytes(16).toString('base64url')}"}`);
   }
   writeFileSync(join(path, 'users.json'), `{"format":1,"users":[\n${lines.join(',\n')}\n]}\n`, { mode: 0o600 });
 }

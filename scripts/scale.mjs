@@ -56,6 +56,7 @@ function writeUsersFile(dir, count, hash) {
         passwordHash: hash,
         client: { client: 'rTorrent', type: 'socket', version: 1, socket: `/run/u${i}.sock` },
         credentialsChangedAt: changedAt,
+        sessionKey: randomBytes(16).toString('base64url'),
       }),
     );
   }

@@ -6,6 +6,8 @@ export interface SessionClaims {
   readonly username: string;
   readonly iat: number;
   readonly exp: number;
+  /** The user's session key when we issued the token; absent in tokens minted elsewhere (content tokens). */
+  readonly sid?: string;
 }
 
 export type TokenInspection = { readonly ok: true; readonly claims: SessionClaims } | { readonly ok: false; readonly reason: string };
@@ -84,7 +86,10 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
     if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('iat missing');
     if (iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
     if (typeof username !== 'string') return refuse('username');
-    return { ok: true, claims: { username, iat, exp } };
+    const sid = payload['sid'];
+    if (sid === undefined) return { ok: true, claims: { username, iat, exp } };
+    if (typeof sid !== 'string') return refuse('sid');
+    return { ok: true, claims: { username, iat, exp, sid } };
   };
 
   return {

@@ -26,6 +26,23 @@ export interface SessionAuthenticator {
   requireAdministrator(credentials: Credentials): Caller;
 }
 
+/**
+ * Why a verified token no longer opens a session for `user`, or undefined when it does. Used
+ * at authentication and again inside store changes, so a change made meanwhile counts.
+ */
+export function sessionProblem(user: StoredUser, token: string, claims: SessionClaims, revocations: RevocationList | undefined): string | undefined {
+  if (claims.sid !== undefined) {
+    // Tokens we issue name the session key; any credential change replaced it.
+    if (claims.sid !== user.sessionKey) return 'issued before a credential change';
+  } else if (Math.floor(claims.iat) < user.credentialsChangedAt) {
+    // Tokens minted elsewhere (content tokens): iat has whole seconds, so a token from the same
+    // second as the change is accepted.
+    return 'issued before a credential change';
+  }
+  if (revocations?.isRevoked(token, claims) === true) return 'revoked';
+  return undefined;
+}
+
 export function createSessionAuthenticator(deps: {
   codec: TokenCodec;
   store: UserStore;
@@ -41,11 +58,8 @@ export function createSessionAuthenticator(deps: {
     const { claims } = inspected;
     const user = deps.store.find(claims.username);
     if (user === undefined) return { refused: 'unknown user' };
-    // iat has whole seconds: a token issued in the same second as the change is accepted, so
-    // the session the change itself hands out works at once.
-    if (Math.floor(claims.iat) < user.credentialsChangedAt) return { refused: 'issued before a credential change' };
-    if (deps.revocations?.isRevoked(token, claims) === true) return { refused: 'revoked' };
-    return { user, token, claims };
+    const problem = sessionProblem(user, token, claims, deps.revocations);
+    return problem === undefined ? { user, token, claims } : { refused: problem };
   };
 
   const authenticate = (credentials: Credentials): Caller => {

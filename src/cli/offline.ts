@@ -1,4 +1,5 @@
 import { hashPassword } from '../auth/password.js';
+import { newSessionKey } from '../auth/session-key.js';
 import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
 import { SETTINGS } from '../config.js';
 import { ValidationFailed } from '../errors.js';
@@ -117,7 +118,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         }
         const client = valid(checkClientSettings, clientJson, 'client');
         const passwordHash = await newPasswordHash();
-        await store.change((view) => addUser(view, { username: name, level, passwordHash, client, credentialsChangedAt: nowSeconds }));
+        await store.change((view) => addUser(view, { username: name, level, passwordHash, client, credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }));
         io.stdout.write(`added ${name}\n`);
         return EXIT_OK;
       }

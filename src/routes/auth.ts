@@ -2,7 +2,8 @@ import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenCodec } from '../auth/jwt.js';
 import type { RevocationList } from '../auth/revocations.js';
-import type { Caller, SessionAuthenticator } from '../auth/session.js';
+import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { newSessionKey } from '../auth/session-key.js';
 import type { Config } from '../config.js';
 import {
   AuthRequired,
@@ -16,7 +17,7 @@ import { readJsonBody } from '../http/body.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import { sendJson, sendRawJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
-import { addUser, changeUser, removeUser } from '../store/account-rules.js';
+import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import { checkAuthenticateBody, checkPathUsername, registerBodyChecker, updateBodyChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
@@ -56,9 +57,9 @@ function usernameFromPath(raw: string | undefined): string {
 }
 
 /** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
-function assertStillAdministrator(view: UserView, caller: Caller): void {
+function assertStillAdministrator(view: UserView, caller: Caller, revocations: RevocationList | undefined): void {
   const current = view.get(caller.user.username);
-  if (current === undefined || Math.floor(caller.claims.iat) < current.credentialsChangedAt) throw new AuthRequired();
+  if (current === undefined || sessionProblem(current, caller.token, caller.claims, revocations) !== undefined) throw new AuthRequired();
   if (!isAdministrator(current.level)) throw new NotAdministrator();
 }
 
@@ -77,7 +78,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
 
   const sessionCookieFor = (ctx: RequestContext, user: StoredUser): string => {
     const iat = nowSeconds();
-    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds });
+    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey });
     return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: ctx.isSecureCookie });
   };
 
@@ -121,20 +122,26 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       method: 'POST',
       path: '/api/auth/register',
       async handler(ctx) {
-        const raw = await readJsonBody(ctx.req, config.maxBodyBytes);
-        // Spec section 5.7: credentials first once users exist (401 / 403, no cookie).
+        // Spec section 5.7: once users exist, credentials come first (401 / 403, no cookie),
+        // before any of the body is read.
         const caller = store.size > 0 ? session.requireAdministrator(ctx.credentials) : undefined;
-        const body = checked(registerBody, raw);
+        const body = checked(registerBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         const passwordHash = await hasher.hash(body.password);
-        const changedAt = nowSeconds();
-        const user: StoredUser = { username: body.username, level: body.level, passwordHash, client: body.client, credentialsChangedAt: changedAt };
-        const isFirstUser = await store.change((view) => {
-          if (caller !== undefined) assertStillAdministrator(view, caller);
+        const user = await store.change((view) => {
+          if (caller !== undefined) assertStillAdministrator(view, caller, deps.revocations);
           else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
-          addUser(view, user);
-          return view.size === 1;
+          const created: StoredUser = {
+            username: body.username,
+            level: body.level,
+            passwordHash,
+            client: body.client,
+            credentialsChangedAt: nowSeconds(),
+            sessionKey: newSessionKey(),
+          };
+          addUser(view, created);
+          return created;
         });
-        if (isFirstUser && !isAdministrator(user.level)) {
+        if (store.size === 1 && !isAdministrator(user.level)) {
           logger.warn('the first user is not an administrator, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');
         }
         if (ctx.query['cookie'] === 'false') {
@@ -192,15 +199,19 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       method: 'PATCH',
       path: '/api/auth/users/:username',
       async handler(ctx) {
-        const raw = await readJsonBody(ctx.req, config.maxBodyBytes);
         const caller = session.requireAdministrator(ctx.credentials);
         const target = usernameFromPath(ctx.param);
-        const patch = checked(updateBody, raw);
+        const patch = checked(updateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password);
-        const changedAt = nowSeconds();
+        const changes: UserChanges = {
+          ...(patch.username === undefined ? {} : { username: patch.username }),
+          ...(patch.level === undefined ? {} : { level: patch.level }),
+          ...(patch.client === undefined ? {} : { client: patch.client }),
+          ...(passwordHash === undefined ? {} : { passwordHash }),
+        };
         await store.change((view) => {
-          assertStillAdministrator(view, caller);
-          changeUser(view, target, passwordHash === undefined ? patch : { ...patch, passwordHash }, changedAt);
+          assertStillAdministrator(view, caller, deps.revocations);
+          changeUser(view, target, changes, nowSeconds());
         });
         sendJson(ctx.res, 200, {});
       },
@@ -212,7 +223,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const caller = session.requireAdministrator(ctx.credentials);
         const target = usernameFromPath(ctx.param);
         await store.change((view) => {
-          assertStillAdministrator(view, caller);
+          assertStillAdministrator(view, caller, deps.revocations);
           removeUser(view, target);
         });
         sendJson(ctx.res, 200, { username: target });

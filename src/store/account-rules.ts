@@ -1,3 +1,4 @@
+import { newSessionKey } from '../auth/session-key.js';
 import { LastAdministrator, UsernameTaken, UserNotFound } from '../errors.js';
 import type { ClientSettings } from '../validate/client-settings.js';
 import { isAdministrator, roleOf, type AccessLevel } from '../validate/level.js';
@@ -20,8 +21,8 @@ export interface UserChanges {
 }
 
 /**
- * Applies a partial update. A new username, password or level is a credential change: tokens
- * issued before `nowSeconds` stop working. Client settings alone are not. Throws UserNotFound,
+ * Applies a partial update. A new username, password or level is a credential change: the
+ * session key is replaced, so every earlier token stops working. Client settings alone are not. Throws UserNotFound,
  * UsernameTaken, LastAdministrator.
  */
 export function changeUser(view: UserView, target: string, changes: UserChanges, nowSeconds: number): void {
@@ -41,6 +42,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     passwordHash: changes.passwordHash ?? user.passwordHash,
     client: changes.client ?? user.client,
     credentialsChangedAt: isCredentialChange ? Math.max(nowSeconds, user.credentialsChangedAt) : user.credentialsChangedAt,
+    sessionKey: isCredentialChange ? newSessionKey() : user.sessionKey,
   });
 }
 

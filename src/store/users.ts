@@ -5,6 +5,7 @@ import { integerIn, isPlainObject, objectOf, stringOf, type CheckedType } from '
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
 import { parsePasswordHash } from '../auth/password.js';
+import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
 import { isErrorCode, RenamedButNotDurable, writeFileAtomic } from './atomic-file.js';
 import type { StoreFileSystem } from './file-system.js';
 
@@ -24,11 +25,18 @@ const checkStoredUser = objectOf(
     },
     client: checkClientSettings,
     credentialsChangedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
+    sessionKey: (input: unknown, path: string) =>
+      typeof input === 'string' && SESSION_KEY_FORMAT.test(input)
+        ? { ok: true as const, value: input }
+        : { ok: false as const, problems: [{ path, message: 'is not a session key' }] },
   },
   { rejectUnknownKeys: true },
 );
 
-/** One account as stored. `credentialsChangedAt` is in unix seconds: tokens issued earlier are refused. */
+/**
+ * One account as stored. `sessionKey` is replaced on every credential change and must match a
+ * token's `sid`; `credentialsChangedAt` (unix seconds) covers tokens without `sid`.
+ */
 export type StoredUser = Readonly<CheckedType<typeof checkStoredUser>>;
 
 /** What a change sees: the committed users plus the changes queued before it in the same batch. */
@@ -84,6 +92,7 @@ const serializeUser = (user: StoredUser): string =>
     passwordHash: user.passwordHash,
     client: user.client,
     credentialsChangedAt: user.credentialsChangedAt,
+    sessionKey: user.sessionKey,
   });
 
 /** Loads (and fully validates) the users file, or starts empty when there is none. Throws StoreCorrupt. */

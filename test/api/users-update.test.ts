@@ -239,12 +239,17 @@ describe('PATCH /api/auth/users/{username}', () => {
     assertError(await listUsers(server, user.token), 401);
   });
 
-  it('keeps a token issued in the same second as the change valid', async () => {
+  // Issue 2: the session a change hands out works at once, even within the same second. A
+  // token from just before the change, in that same second, is refused: every change replaces
+  // the user's session key.
+  it('accepts a login made in the same second right after a password change, and refuses one made just before it', async () => {
     const user = await createUser(server, root.token);
     server.clock.advanceSeconds(1);
-    const sameSecond = assertSessionCookie(await login(server, user.username, user.password), server);
+    const justBefore = assertSessionCookie(await login(server, user.username, user.password), server);
     assert.equal((await updateUser(server, root.token, user.username, { password: 'same-second-password' })).status, 200);
-    await assertTokenWorks(server, sameSecond, user.username);
+    const justAfter = assertSessionCookie(await login(server, user.username, 'same-second-password'), server);
+    await assertTokenWorks(server, justAfter, user.username);
+    await assertTokenRefused(server, justBefore);
     await assertTokenRefused(server, user.token);
   });
 

@@ -101,7 +101,7 @@ async function readUsers(dataDir: string): Promise<FileUser[]> {
 const canonical = (users: Iterable<{ username: string }>): string =>
   JSON.stringify(
     [...users]
-      .map((user) => JSON.stringify(user, ['username', 'level', 'passwordHash', 'client', 'client', 'type', 'version', 'socket', 'credentialsChangedAt']))
+      .map((user) => JSON.stringify(user, ['username', 'level', 'passwordHash', 'client', 'client', 'type', 'version', 'socket', 'credentialsChangedAt', 'sessionKey']))
       .sort(),
   );
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { newSessionKey } from '../../src/auth/session-key.js';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ async function tempDir(): Promise<string> {
 }
 
 function user(username: string, level: AccessLevel = 5, overrides: Partial<StoredUser> = {}): StoredUser {
-  return { username, level, passwordHash: HASH, client: CLIENT, credentialsChangedAt: CREATED_AT, ...overrides };
+  return { username, level, passwordHash: HASH, client: CLIENT, credentialsChangedAt: CREATED_AT, sessionKey: newSessionKey(), ...overrides };
 }
 
 /** realFileSystem that counts renames (one per committed write) and can be told to fail them. */
@@ -380,11 +381,14 @@ describe('account rules', () => {
   });
 
   it('renames a user, keeping the rest of the record', async () => {
-    const { dir, store } = await storeWith([user('admin', 10), user('bob', 5, { client: OTHER_CLIENT })]);
+    const bob = user('bob', 5, { client: OTHER_CLIENT });
+    const { dir, store } = await storeWith([user('admin', 10), bob]);
     await store.change((view) => changeUser(view, 'bob', { username: 'robert' }, CREATED_AT + 50));
     const again = await reopened(dir);
     assert.equal(again.find('bob'), undefined);
-    assert.deepEqual(again.find('robert'), { username: 'robert', level: 5, passwordHash: HASH, client: OTHER_CLIENT, credentialsChangedAt: CREATED_AT + 50 });
+    const { sessionKey, ...rest } = again.find('robert') ?? assert.fail('robert is missing');
+    assert.deepEqual(rest, { username: 'robert', level: 5, passwordHash: HASH, client: OTHER_CLIENT, credentialsChangedAt: CREATED_AT + 50 });
+    assert.notEqual(sessionKey, bob.sessionKey, 'a rename is a credential change: the session key is replaced');
   });
 
   it('renames the last administrator without tripping the last-administrator rule', async () => {
@@ -393,7 +397,7 @@ describe('account rules', () => {
     assert.equal(store.find('root')?.level, 10);
   });
 
-  describe('credentialsChangedAt', () => {
+  describe('credentialsChangedAt and the session key', () => {
     const NOW = CREATED_AT + 500;
     const cases: ReadonlyArray<{ name: string; changes: () => Parameters<typeof changeUser>[2]; bumped: boolean }> = [
       { name: 'a password change', changes: () => ({ passwordHash: OTHER_HASH }), bumped: true },
@@ -405,13 +409,15 @@ describe('account rules', () => {
       { name: 'a "change" to the same level and username', changes: () => ({ level: 5, username: 'bob' }), bumped: false },
     ];
     for (const { name, changes, bumped } of cases) {
-      it(`${bumped ? 'moves to now' : 'stays'} on ${name}`, async () => {
-        const { dir, store } = await storeWith([user('admin', 10), user('bob', 5)]);
+      it(`${bumped ? 'moves to now, with a new session key,' : 'stays, with the same session key,'} on ${name}`, async () => {
+        const bob = user('bob', 5);
+        const { dir, store } = await storeWith([user('admin', 10), bob]);
         const update = changes();
         await store.change((view) => changeUser(view, 'bob', update, NOW));
         const after = (await reopened(dir)).find(update.username ?? 'bob');
         assert.ok(after !== undefined);
         assert.equal(after.credentialsChangedAt, bumped ? NOW : CREATED_AT);
+        assert.equal(after.sessionKey === bob.sessionKey, !bumped);
         if (update.client !== undefined) assert.deepEqual(after.client, update.client);
         if (update.passwordHash !== undefined) assert.equal(after.passwordHash, update.passwordHash);
         if (update.level !== undefined) assert.equal(after.level, update.level);
