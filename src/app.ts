@@ -29,8 +29,8 @@ export function createApp(options: AppOptions): RequestListener {
   ]);
   const isRequestLogged = logger.isEnabled('info');
 
-  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
-    if (!isExpectedError(error)) logger.error('request failed', error, { method: req.method, path: pathOf(req) });
+  const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {
+    if (!isExpectedError(error)) logger.error('request failed', error, { method: req.method, path });
     if (res.headersSent) {
       res.destroy();
       return;
@@ -66,29 +66,23 @@ export function createApp(options: AppOptions): RequestListener {
         query,
         param: match.param,
         address,
-        isSecureCookie: options.secureCookie || proxyTrust.isForwardedHttps(req),
+        isSecureCookie: () => options.secureCookie || proxyTrust.isForwardedHttps(req),
         credentials: {
           cookieToken: cookieToken === '' ? undefined : cookieToken,
           queryToken: queryToken === '' ? undefined : queryToken,
         },
       };
       const pending = match.handler(ctx);
-      if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, error));
+      if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, path, error));
     } catch (error) {
-      fail(req, res, error);
+      fail(req, res, path, error);
     }
     if (!isRequestLogged) return;
     // Most answers (verify above all) are written synchronously: log them now rather than
     // paying for a listener per request.
     if (res.writableEnded) logRequest();
-    else res.once('finish', logRequest);
+    else res.once('close', logRequest);
   };
 }
 
 const EMPTY_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
-
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const queryStart = url.indexOf('?');
-  return queryStart < 0 ? url : url.slice(0, queryStart);
-}

@@ -92,7 +92,8 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
   };
   const boolean = (env: string): boolean => {
     const value = text(env).toLowerCase();
-    if (['1', 'true', 'yes', 'on', ''].includes(value)) return value !== '';
+    if (value === '') return false;
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
     if (['0', 'false', 'no', 'off'].includes(value)) return false;
     throw new SettingInvalid(`${describe(env)} must be true or false (got ${JSON.stringify(value)})`);
   };
@@ -132,7 +133,8 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     maxRevokedTokens: integer('GATEHOUSE_MAX_REVOKED_TOKENS', 1, 10_000_000),
     tokenTtlSeconds: TOKEN_TTL_SECONDS,
     pollIntervalMs: integer('GATEHOUSE_POLL_INTERVAL', 100, 86_400_000),
-    maxBodyBytes: integer('GATEHOUSE_MAX_BODY_BYTES', 1024, 16 * 1024 * 1024),
+    // Real bodies are under 16 KiB; parsing is unauthenticated, so the cap stays small.
+    maxBodyBytes: integer('GATEHOUSE_MAX_BODY_BYTES', 1024, 1024 * 1024),
     minPasswordLength: integer('GATEHOUSE_MIN_PASSWORD_LENGTH', 1, 1024),
     scryptCost,
     hashConcurrency: integer('GATEHOUSE_HASH_CONCURRENCY', 1, 64),

@@ -148,6 +148,22 @@ export class StoreClosed extends GatehouseError {
   }
 }
 
+/** The client went away (or was cut off by a timeout) before its request was read or served. */
+export class ClientAborted extends GatehouseError {
+  readonly code = 'CLIENT_ABORTED';
+  constructor() {
+    super('The request was abandoned before it was complete.');
+  }
+}
+
+/** With `--auth none`, a request that did not come through a trusted proxy or loopback. */
+export class ProxyRequired extends GatehouseError {
+  readonly code = 'PROXY_REQUIRED';
+  constructor() {
+    super('Without accounts, this service only answers its authenticating proxy.');
+  }
+}
+
 /** The token was refused; `reason` says why, for tests and debug logs only. */
 export class TokenInvalid extends GatehouseError {
   readonly code = 'AUTH_TOKEN_INVALID';

@@ -46,7 +46,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   }
   const secret = config.secret === undefined ? undefined : secretFromEnvironment(config.secret);
 
-  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir);
+  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { isService: true });
   if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
   if (removedTempFiles > 0) logger.warn('removed temp files left by an interrupted write', { count: removedTempFiles });
   try {
@@ -62,7 +62,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     let lifecycle: Lifecycle = 'starting';
     const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
     const app = createApp({
-      apiRoutes: authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, now }),
+      apiRoutes: authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
       rootRoutes: healthRoutes(() => lifecycle),
       baseUri: config.baseUri,
       secureCookie: config.secureCookie,

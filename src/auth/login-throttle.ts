@@ -22,6 +22,8 @@ export interface LoginThrottle {
    * so one good account cannot launder guesses at others).
    */
   recordSuccess(username: string, address: string): void;
+  /** The attempt begun for this username and address was never judged (server busy, client gone): uncount it. */
+  cancelAttempt(username: string, address: string): void;
 }
 
 interface Window {
@@ -69,6 +71,11 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
     }
   };
 
+  const uncount = (map: Map<string, Window>, key: string): void => {
+    const entry = map.get(key);
+    if (entry !== undefined && entry.failures > 0) entry.failures--;
+  };
+
   const retryAfterSeconds = (username: string, address: string, nowMs: number): number =>
     Math.max(
       waitSeconds(live(byUsername, username, nowMs), settings.maxFailuresPerUsername, nowMs),
@@ -89,8 +96,11 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
     },
     recordSuccess(username, address) {
       byUsername.delete(username);
-      const entry = byAddress.get(address);
-      if (entry !== undefined && entry.failures > 0) entry.failures--;
+      uncount(byAddress, address);
+    },
+    cancelAttempt(username, address) {
+      uncount(byUsername, username);
+      uncount(byAddress, address);
     },
   };
 }

@@ -1,18 +1,20 @@
 import { randomBytes } from 'node:crypto';
+import { ClientAborted } from '../errors.js';
 import { hashPassword, verifyPassword, type ScryptCost, type ScryptRequest } from './password.js';
 import { createScryptPool } from './scrypt-pool.js';
-import { createWorkLimiter, type WorkLimiter } from './work-limiter.js';
+import { createWorkLimiter } from './work-limiter.js';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /**
    * Checks a login. With no stored hash (unknown user) it still runs one scrypt at the
    * configured cost against a dummy hash, so timing does not reveal which usernames exist.
+   * Throws ServerBusy when the queue is full and ClientAborted when `isAbandoned` says the
+   * client left while queued.
    */
   verify(password: string, stored: string | undefined, isAbandoned?: () => boolean): Promise<boolean>;
   /** Computes the dummy hash now, so the first unknown-user login costs no more than any other. */
   warmUp(): Promise<void>;
-  readonly limiter: WorkLimiter;
   /** Ends the hashing threads. */
   close(): Promise<void>;
   /** scrypt runs started so far (hash and verify, dummy included): lets tests prove a path ran none. */
@@ -29,7 +31,6 @@ export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent:
   const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), options.cost, derive));
 
   return {
-    limiter,
     close: () => pool.close(),
     warmUp: async () => {
       await dummy();
@@ -46,7 +47,7 @@ export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent:
       const target = stored ?? (await dummy());
       const matches = await limiter.run(() => {
         // A queued login whose client has gone is not worth a hash.
-        if (isAbandoned?.() === true) return Promise.resolve(false);
+        if (isAbandoned?.() === true) return Promise.reject(new ClientAborted());
         runs++;
         return verifyPassword(password, target, derive);
       });

@@ -60,7 +60,7 @@ function parseLevel(text: string | undefined): AccessLevel {
 }
 
 async function withStore<T>(dataDir: string, work: (store: UserStore) => Promise<T>): Promise<T> {
-  const { lock } = await openDataDir(dataDir);
+  const { lock } = await openDataDir(dataDir, { isService: false });
   try {
     return await work(await openUserStore(dataDir, realFileSystem));
   } finally {
@@ -158,7 +158,7 @@ export async function secretCommand(args: readonly string[], io: CliIo): Promise
     throw new Error('GATEHOUSE_SECRET is set, so the secret file is not used: change GATEHOUSE_SECRET instead and restart the service.');
   }
   const config = configFrom(values, io.env);
-  const { lock } = await openDataDir(config.dataDir);
+  const { lock } = await openDataDir(config.dataDir, { isService: false });
   try {
     await writeNewSecret(realFileSystem, config.dataDir);
   } finally {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { BodyTooLarge, InvalidJson, UnsupportedMediaType } from '../errors.js';
+import { BodyTooLarge, ClientAborted, InvalidJson, UnsupportedMediaType } from '../errors.js';
 
 export const MAX_JSON_DEPTH = 32;
 
@@ -33,8 +33,8 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     const cleanup = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
+      req.off('error', onAbort);
+      req.off('close', onAbort);
     };
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
@@ -55,15 +55,14 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
         reject(error);
       }
     };
-    const onError = (error: Error): void => {
+    const onAbort = (): void => {
       cleanup();
-      reject(error);
+      reject(new ClientAborted());
     };
-    const onClose = (): void => onError(new Error('the client closed the connection before the body ended'));
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
+    req.on('error', onAbort);
+    req.on('close', onAbort);
   });
 }
 

@@ -6,11 +6,26 @@ export interface ProxyTrust {
   clientAddress(req: IncomingMessage): string;
   /** True when a trusted proxy says the client used HTTPS. */
   isForwardedHttps(req: IncomingMessage): boolean;
+  /** True when the socket's peer is loopback or a trusted proxy (the only callers `--auth none` serves). */
+  isTrustedPeer(req: IncomingMessage): boolean;
 }
 
 /** Removes the IPv4-mapped prefix so one client has one spelling (throttle keys, logs, fail2ban). */
 export function normalizeAddress(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+}
+
+/**
+ * The key a client address is throttled under: IPv4 as is, IPv6 by its /64, since one host
+ * commonly holds a whole /64 and could otherwise rotate through endless addresses.
+ */
+export function throttleKeyOf(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::') ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups] : headGroups;
+  return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 /** Parses `--trust-proxy` entries (addresses or CIDRs); throws TypeError on a bad entry. */
@@ -52,10 +67,15 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
       }
       return address;
     },
+    isTrustedPeer(req) {
+      const address = socketAddress(req);
+      return address === '::1' || address.startsWith('127.') || (entries.length > 0 && isTrusted(address));
+    },
     isForwardedHttps(req) {
       if (entries.length === 0 || !isTrusted(socketAddress(req))) return false;
       const proto = req.headers['x-forwarded-proto'];
-      return typeof proto === 'string' && proto.split(',')[0]?.trim().toLowerCase() === 'https';
+      // The last value is the one our proxy wrote; earlier ones came from the client.
+      return typeof proto === 'string' && proto.split(',').pop()?.trim().toLowerCase() === 'https';
     },
   };
 }

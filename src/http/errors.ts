@@ -10,11 +10,13 @@ export interface PublicError {
 // spec section 7 makes a duplicate username and a missing user 500.
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   VALIDATION_FAILED: 400,
+  CLIENT_ABORTED: 400, // rarely seen: the client is usually gone
   INVALID_JSON: 400,
   INVALID_PATH_PARAMETER: 400,
   AUTH_REQUIRED: 401,
   INVALID_CREDENTIALS: 401,
   NOT_ADMINISTRATOR: 403,
+  PROXY_REQUIRED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   LAST_ADMINISTRATOR: 409, // INTERFACE.md: otherwise the service falls back to its initial condition

@@ -8,11 +8,19 @@ export function parseQuery(search: string): Record<string, string> {
   for (const pair of search.split('&')) {
     const equals = pair.indexOf('=');
     if (equals <= 0) continue;
+    let name: string;
     try {
-      const name = decodeComponent(pair.slice(0, equals));
-      if (!Object.hasOwn(query, name)) query[name] = decodeComponent(pair.slice(equals + 1));
+      name = decodeComponent(pair.slice(0, equals));
     } catch {
       continue;
+    }
+    if (Object.hasOwn(query, name)) continue;
+    const raw = pair.slice(equals + 1);
+    try {
+      query[name] = decodeComponent(raw);
+    } catch {
+      // Keep the raw value: skipping it would let a later duplicate win instead of the first.
+      query[name] = raw;
     }
   }
   return query;

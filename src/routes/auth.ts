@@ -10,10 +10,12 @@ import {
   InvalidCredentials,
   InvalidPathParameter,
   NotAdministrator,
+  ProxyRequired,
   TooManyAttempts,
   ValidationFailed,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
+import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import { sendJson, sendRawJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
@@ -33,6 +35,7 @@ export interface AuthRouteDeps {
   readonly throttle: LoginThrottle;
   readonly revocations: RevocationList | undefined;
   readonly logger: Logger;
+  readonly proxyTrust: ProxyTrust;
   /** Milliseconds since the epoch. */
   readonly now: () => number;
 }
@@ -79,19 +82,31 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const sessionCookieFor = (ctx: RequestContext, user: StoredUser): string => {
     const iat = nowSeconds();
     const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey });
-    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: ctx.isSecureCookie });
+    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: ctx.isSecureCookie() });
   };
 
   if (config.authMethod === 'none') {
     // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
     const builtIn = { username: '_config', level: 10 } as const;
+    // Everyone is administrator here, so only the proxy that authenticates (or loopback) is
+    // answered, even when the port is reachable some other way.
+    const guard = (ctx: RequestContext): void => {
+      if (!deps.proxyTrust.isTrustedPeer(ctx.req)) throw new ProxyRequired();
+    };
     return [
       { method: 'POST', path: '/api/auth/authenticate', handler: async (ctx) => {
+        guard(ctx);
         await readJsonBody(ctx.req, config.maxBodyBytes);
         sendJson(ctx.res, 200, { success: true, ...builtIn });
       } },
-      { method: 'GET', path: '/api/auth/verify', handler: (ctx) => sendJson(ctx.res, 200, { initialUser: false, ...builtIn, configs }) },
-      { method: 'GET', path: '/api/auth/logout', handler: (ctx) => sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie }) }) },
+      { method: 'GET', path: '/api/auth/verify', handler: (ctx) => {
+        guard(ctx);
+        sendJson(ctx.res, 200, { initialUser: false, ...builtIn, configs });
+      } },
+      { method: 'GET', path: '/api/auth/logout', handler: (ctx) => {
+        guard(ctx);
+        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie() }) });
+      } },
     ];
   }
 
@@ -103,17 +118,25 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const body = checked(checkAuthenticateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         // Throttled attempts are refused before any hashing: an attacker cannot buy scrypt time.
         // The attempt counts as a failure from here on, until it succeeds.
-        const wait = throttle.beginAttempt(body.username, ctx.address, deps.now());
+        const addressKey = throttleKeyOf(ctx.address);
+        const wait = throttle.beginAttempt(body.username, addressKey, deps.now());
         if (wait > 0) throw new TooManyAttempts(wait);
         const user = store.find(body.username);
-        const matches = await hasher.verify(body.password, user?.passwordHash, () => ctx.req.socket.destroyed);
+        let matches: boolean;
+        try {
+          matches = await hasher.verify(body.password, user?.passwordHash, () => ctx.req.socket.destroyed);
+        } catch (error) {
+          // Busy or abandoned: the password was never judged, so it is not a failed login.
+          throttle.cancelAttempt(body.username, addressKey);
+          throw error;
+        }
         // The user may have been changed or removed while we hashed.
         const current = store.find(body.username);
         if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
           logger.warn('login failed', { event: 'login_failed', address: ctx.address, username: body.username });
           throw new InvalidCredentials();
         }
-        throttle.recordSuccess(body.username, ctx.address);
+        throttle.recordSuccess(body.username, addressKey);
         logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: current.username });
         sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': sessionCookieFor(ctx, current) });
       },
@@ -179,7 +202,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       async handler(ctx) {
         const caller = session.authenticate(ctx.credentials);
         if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, nowSeconds());
-        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie }) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie() }) });
       },
     },
     {

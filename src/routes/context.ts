@@ -10,7 +10,7 @@ export interface RequestContext {
   readonly param: string | undefined;
   readonly address: string;
   /** True when the session cookie must carry Secure (configured, or HTTPS via a trusted proxy). */
-  readonly isSecureCookie: boolean;
+  isSecureCookie(): boolean;
   readonly credentials: Credentials;
 }
 

@@ -19,9 +19,9 @@ export async function prepareDataDir(dir: string): Promise<{ tightened: boolean 
  * Prepares the directory, takes its lock (throws DataDirLocked) and removes temp files a
  * crashed writer left behind. Everything that writes to a data directory starts here.
  */
-export async function openDataDir(dir: string): Promise<{ lock: DataDirLock; tightened: boolean; removedTempFiles: number }> {
+export async function openDataDir(dir: string, options: { isService: boolean }): Promise<{ lock: DataDirLock; tightened: boolean; removedTempFiles: number }> {
   const { tightened } = await prepareDataDir(dir);
-  const lock = await lockDataDir(dir);
+  const lock = await lockDataDir(dir, { mayReuseOwnPid: options.isService });
   try {
     return { lock, tightened, removedTempFiles: await removeStaleTempFiles(dir) };
   } catch (error) {

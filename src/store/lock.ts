@@ -22,9 +22,10 @@ export interface DataDirLock {
  * Takes the data directory for this process: one writer only. The lock file is created whole
  * (a temp file linked into place, so it never exists empty). A lock whose process is gone
  * (SIGKILL) is taken over under an exclusive takeover file, so two starters racing for one
- * stale lock cannot both win; so is one naming our own pid (a container restart reuses pid 1).
+ * stale lock cannot both win. With `mayReuseOwnPid` (the service), so is one naming our own
+ * pid: a container restart reuses pid 1.
  */
-export async function lockDataDir(dir: string): Promise<DataDirLock> {
+export async function lockDataDir(dir: string, options: { mayReuseOwnPid: boolean }): Promise<DataDirLock> {
   const path = join(dir, LOCK_FILE);
   const content = `${JSON.stringify({ pid: process.pid })}\n`;
   for (let attempt = 0; attempt < 50; attempt++) {
@@ -42,7 +43,10 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
     const seen = await readText(path);
     if (seen === undefined) continue; // released meanwhile: try again
     const holder = pidOf(seen);
-    if (holder !== undefined && holder !== process.pid && isProcessAlive(holder)) throw new DataDirLocked(dir, holder);
+    // Only the service may assume a lock naming its own pid is a previous life of itself: an
+    // offline command run in a second container is pid 1 too, beside a live service.
+    const isOurOldSelf = holder === process.pid && options.mayReuseOwnPid;
+    if (holder !== undefined && !isOurOldSelf && isProcessAlive(holder)) throw new DataDirLocked(dir, holder);
     await takeOver(path, seen);
   }
   throw new Error(`could not take the lock ${path}: other processes keep taking it`);

@@ -253,7 +253,10 @@ async function readUsersFile(fs: StoreFileSystem, path: string): Promise<StoredU
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new StoreCorrupt(path, `it is not valid JSON (${error instanceof Error ? error.message : 'parse error'})`);
+    // Only the position: the parser's message quotes the text around it, which may hold a hash
+    // or a torrent client's password.
+    const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
+    throw new StoreCorrupt(path, `it is not valid JSON${position === undefined ? '' : ` (at byte ${position})`}`);
   }
   if (!isPlainObject(document)) throw new StoreCorrupt(path, 'it is not a JSON object');
   const format = document['format'];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { createProxyTrust, normalizeAddress } from '../../src/http/client-address.js';
+import { createProxyTrust, normalizeAddress, throttleKeyOf } from '../../src/http/client-address.js';
 
 function fakeRequest(remoteAddress: string | undefined, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress }, headers } as unknown as IncomingMessage;
@@ -82,7 +82,9 @@ describe('createProxyTrust', () => {
     const proto: ReadonlyArray<{ name: string; socket: string; value: string | undefined; expected: boolean }> = [
       { name: 'https from a trusted proxy', socket: '10.0.0.1', value: 'https', expected: true },
       { name: 'HTTPS in upper case from a trusted proxy', socket: '10.0.0.1', value: 'HTTPS', expected: true },
-      { name: 'https first in a list from a trusted proxy', socket: '10.0.0.1', value: 'https, http', expected: true },
+      // A proxy that appends writes the last value; earlier ones came from the client.
+      { name: 'https last in a list from a trusted proxy', socket: '10.0.0.1', value: 'http, https', expected: true },
+      { name: 'https only first in a list (client-supplied) from a trusted proxy', socket: '10.0.0.1', value: 'https, http', expected: false },
       { name: 'http from a trusted proxy', socket: '10.0.0.1', value: 'http', expected: false },
       { name: 'no header from a trusted proxy', socket: '10.0.0.1', value: undefined, expected: false },
       { name: 'https from an untrusted socket', socket: '203.0.113.5', value: 'https', expected: false },
@@ -133,4 +135,23 @@ describe('createProxyTrust', () => {
       assert.doesNotThrow(() => createProxyTrust([entry]));
     });
   }
+});
+
+describe('throttleKeyOf', () => {
+  const cases: ReadonlyArray<{ address: string; expected: string }> = [
+    { address: '203.0.113.7', expected: '203.0.113.7' },
+    { address: '2001:db8:1:2:3:4:5:6', expected: '2001:db8:1:2::/64' },
+    { address: '2001:db8:1:2::9', expected: '2001:db8:1:2::/64' },
+    { address: '2001:DB8:0001:0002:ffff::1', expected: '2001:db8:1:2::/64' },
+    { address: '2001:db8::1', expected: '2001:db8:0:0::/64' },
+    { address: '::1', expected: '0:0:0:0::/64' },
+  ];
+  for (const { address, expected } of cases) {
+    it(`keys ${address} as ${expected}`, () => assert.equal(throttleKeyOf(address), expected));
+  }
+
+  it('puts two addresses of one /64 under one key and two /64s under two', () => {
+    assert.equal(throttleKeyOf('2001:db8:a:b::1'), throttleKeyOf('2001:db8:a:b:ffff:ffff:ffff:ffff'));
+    assert.notEqual(throttleKeyOf('2001:db8:a:b::1'), throttleKeyOf('2001:db8:a:c::1'));
+  });
 });

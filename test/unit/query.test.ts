@@ -17,9 +17,10 @@ describe('parseQuery', () => {
     { name: 'percent escapes in name and value', search: 'user%20name=al%2Fice', expected: { 'user name': 'al/ice' } },
     { name: '"+" as a space', search: 'q=a+b', expected: { q: 'a b' } },
     { name: 'an encoded "+"', search: 'q=a%2Bb', expected: { q: 'a+b' } },
-    { name: 'a bad escape in a value, skipped', search: 'bad=%E0%A4%A&ok=1', expected: { ok: '1' } },
+    { name: 'a bad escape in a value, kept raw', search: 'bad=%E0%A4%A&ok=1', expected: { bad: '%E0%A4%A', ok: '1' } },
+    { name: 'a bad escape in the first token: it still wins over a later one', search: 'token=%zz&token=good', expected: { token: '%zz' } },
     { name: 'a bad escape in a name, skipped', search: '%zz=1&ok=1', expected: { ok: '1' } },
-    { name: 'a lone percent sign, skipped', search: 'a=%&b=2', expected: { b: '2' } },
+    { name: 'a lone percent sign, kept raw', search: 'a=%&b=2', expected: { a: '%', b: '2' } },
     { name: 'names are case-sensitive', search: 'Token=a&token=b', expected: { Token: 'a', token: 'b' } },
   ];
   for (const { name, search, expected } of cases) {
