@@ -33,7 +33,8 @@ parentPort.on('message', (job) => {
 
 interface Slot {
   worker: Worker;
-  isBusy: boolean;
+  /** The job running on this worker, if any. */
+  current: Waiting | undefined;
 }
 
 interface Waiting {
@@ -55,17 +56,17 @@ export function createScryptPool(size: number): ScryptPool {
   const spawn = (): Slot => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice: HASH_THREAD_NICE } });
     worker.unref();
-    const slot: Slot = { worker, isBusy: false };
+    const slot: Slot = { worker, current: undefined };
     slots.push(slot);
     return slot;
   };
 
   const runOn = (slot: Slot, item: Waiting): void => {
-    slot.isBusy = true;
+    slot.current = item;
     const finish = (): void => {
       slot.worker.off('message', onMessage);
       slot.worker.off('error', onError);
-      slot.isBusy = false;
+      slot.current = undefined;
       const next = waiting.shift();
       if (next !== undefined) runOn(slot, next);
     };
@@ -77,6 +78,7 @@ export function createScryptPool(size: number): ScryptPool {
     const onError = (error: Error): void => {
       // A worker that died is replaced; its job fails.
       slot.worker.off('message', onMessage);
+      slot.current = undefined;
       slots.splice(slots.indexOf(slot), 1);
       item.reject(error);
       const next = waiting.shift();
@@ -92,15 +94,21 @@ export function createScryptPool(size: number): ScryptPool {
       if (isClosed) return Promise.reject(new Error('the scrypt pool is closed'));
       return new Promise<Buffer>((resolve, reject) => {
         const item: Waiting = { job, resolve, reject };
-        const idle = slots.find((slot) => !slot.isBusy) ?? (slots.length < size ? spawn() : undefined);
+        const idle = slots.find((slot) => slot.current === undefined) ?? (slots.length < size ? spawn() : undefined);
         if (idle === undefined) waiting.push(item);
         else runOn(idle, item);
       });
     },
     async close() {
       isClosed = true;
-      for (const item of waiting.splice(0)) item.reject(new Error('the scrypt pool is closed'));
-      await Promise.all(slots.splice(0).map((slot) => slot.worker.terminate()));
+      const closed = new Error('the scrypt pool is closed');
+      for (const item of waiting.splice(0)) item.reject(closed);
+      await Promise.all(
+        slots.splice(0).map((slot) => {
+          slot.current?.reject(closed);
+          return slot.worker.terminate();
+        }),
+      );
     },
   };
 }
