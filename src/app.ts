@@ -15,7 +15,6 @@ export interface AppOptions {
   /** Routes always at the root (health). */
   readonly rootRoutes: readonly Route[];
   readonly baseUri: string;
-  readonly secureCookie: boolean;
   readonly proxyTrust: ProxyTrust;
   readonly logger: Logger;
 }
@@ -66,7 +65,6 @@ export function createApp(options: AppOptions): RequestListener {
         query,
         param: match.param,
         address,
-        isSecureCookie: () => options.secureCookie || proxyTrust.isForwardedHttps(req),
         credentials: {
           cookieToken: cookieToken === '' ? undefined : cookieToken,
           queryToken: queryToken === '' ? undefined : queryToken,

@@ -65,7 +65,6 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       apiRoutes: authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
       rootRoutes: healthRoutes(() => lifecycle),
       baseUri: config.baseUri,
-      secureCookie: config.secureCookie,
       proxyTrust,
       logger,
     });

@@ -78,11 +78,13 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   let userList: { version: number; body: Buffer } | undefined;
   const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  // Secure when configured, or when a trusted proxy says the client came over HTTPS.
+  const isSecureCookie = (ctx: RequestContext): boolean => config.secureCookie || deps.proxyTrust.isForwardedHttps(ctx.req);
 
   const sessionCookieFor = (ctx: RequestContext, user: StoredUser): string => {
     const iat = nowSeconds();
     const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey });
-    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: ctx.isSecureCookie() });
+    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: isSecureCookie(ctx) });
   };
 
   if (config.authMethod === 'none') {
@@ -105,7 +107,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       } },
       { method: 'GET', path: '/api/auth/logout', handler: (ctx) => {
         guard(ctx);
-        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie() }) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx) }) });
       } },
     ];
   }
@@ -202,7 +204,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       async handler(ctx) {
         const caller = session.authenticate(ctx.credentials);
         if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, nowSeconds());
-        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: ctx.isSecureCookie() }) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx) }) });
       },
     },
     {

@@ -9,8 +9,6 @@ export interface RequestContext {
   /** The raw path parameter, still percent-encoded. */
   readonly param: string | undefined;
   readonly address: string;
-  /** True when the session cookie must carry Secure (configured, or HTTPS via a trusted proxy). */
-  isSecureCookie(): boolean;
   readonly credentials: Credentials;
 }
 
