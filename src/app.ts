@@ -46,13 +46,7 @@ export function createApp(options: AppOptions): RequestListener {
     const queryStart = url.indexOf('?');
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
     const logRequest = (): void => {
-      logger.info('request', {
-        method: req.method,
-        path,
-        status: res.statusCode,
-        durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
-        address,
-      });
+      logger.request(req.method ?? '', path, res.statusCode, Math.round((performance.now() - startedAt) * 100) / 100, address);
     };
     try {
       const match = router.match(req.method ?? 'GET', path);

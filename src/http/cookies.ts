@@ -46,16 +46,18 @@ export function parseCookieHeader(header: string | undefined): Record<string, st
   return cookies;
 }
 
-/** The first value of one cookie, as parseCookieHeader would give it, without building the map (hot path). */
+/** The first value of one cookie (not an attribute name), as parseCookieHeader would give it, without building the map (hot path). */
 export function readCookie(header: string | undefined, wanted: string): string | undefined {
   if (header === undefined) return undefined;
-  let found: string | undefined;
-  scanCookies(header, (name, value) => {
-    if (name !== wanted) return false;
-    found = value;
-    return true;
-  });
-  return found;
+  let start = 0;
+  while (start < header.length) {
+    let end = header.indexOf(';', start);
+    if (end < 0) end = header.length;
+    const equals = header.indexOf('=', start);
+    if (equals >= 0 && equals < end && header.slice(start, equals).trim() === wanted) return cookieValue(header.slice(equals + 1, end));
+    start = end + 1;
+  }
+  return undefined;
 }
 
 export interface CookieOptions {

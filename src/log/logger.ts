@@ -9,6 +9,8 @@ export interface Logger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
+  /** The info line for one answered request (fixed shape: it is written for every request). */
+  request(method: string, path: string, status: number, durationMs: number, address: string): void;
   /** An info line shown at every level but silent (the listening address). */
   announce(msg: string, fields?: LogFields): void;
   /** Goes to stderr with the cause's name, code and stack (never the request that caused it). */
@@ -84,7 +86,24 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
     }
   };
 
+  const isInfoEnabled = RANK.info >= threshold;
+  const request = (method: string, path: string, status: number, durationMs: number, address: string): void => {
+    if (!isInfoEnabled) return;
+    if (options.format !== 'json') {
+      emit('info', 'request', { method, path, status, durationMs, address });
+      return;
+    }
+    buffered.push(
+      `{"time":"${timeOf(now())}","level":"info","msg":"request","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${durationMs},"address":${JSON.stringify(address)}}\n`,
+    );
+    if (!isScheduled) {
+      isScheduled = true;
+      setImmediate(flush);
+    }
+  };
+
   return {
+    request,
     debug: (msg, fields) => emit('debug', msg, fields),
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
