@@ -1,10 +1,11 @@
 // Runs the BUILT command line (dist/cli.js) as a child process, the way an operator does.
 // `npm run build` must have run first. Every child started here is remembered so that an
 // `after` hook can end it with `killAllChildren()`; every wait is bounded.
+import { sendRequest } from './server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -310,38 +311,11 @@ export interface CallResult {
   readonly cookieToken: string | undefined;
 }
 
-/** One HTTP request to 127.0.0.1:port, no keep-alive, bounded by a timeout. */
-export function httpCall(port: number, options: CallOptions): Promise<CallResult> {
-  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-  let payload: Buffer | undefined;
-  if (options.body !== undefined) {
-    payload = Buffer.from(JSON.stringify(options.body));
-    headers['content-type'] ??= 'application/json';
-    headers['content-length'] = String(payload.length);
-  }
-  if (options.token !== undefined) headers['cookie'] = `jwt=${options.token}`;
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: false, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        const setCookie = (res.headers['set-cookie'] ?? []).find((line) => line.startsWith('jwt='));
-        const cookieToken = setCookie === undefined ? undefined : /^jwt=([^;]*)/.exec(setCookie)?.[1];
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, setCookie, cookieToken });
-      });
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`request ${options.path} timed out`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
+/** One HTTP request to 127.0.0.1:port (the harness's sendRequest), plus the jwt Set-Cookie line. */
+export async function httpCall(port: number, options: CallOptions): Promise<CallResult> {
+  const res = await sendRequest(port, options);
+  const setCookie = (res.headers['set-cookie'] ?? []).find((line) => line.startsWith('jwt='));
+  return { ...res, setCookie };
 }
 
 /** Parses every non-empty line as JSON; throws naming the first line that is not a JSON object. */

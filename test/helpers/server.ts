@@ -99,7 +99,7 @@ export function sendRequest(port: number, options: RequestOptions): Promise<Test
   }
   if (options.token !== undefined) headers['cookie'] = `jwt=${options.token}`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: false }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: false, timeout: 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
@@ -114,6 +114,7 @@ export function sendRequest(port: number, options: RequestOptions): Promise<Test
       });
       res.on('error', reject);
     });
+    req.on('timeout', () => req.destroy(new Error(`request ${options.path} timed out`)));
     req.on('error', reject);
     req.end(payload);
   });
