@@ -9,4 +9,9 @@ export function newSessionKey(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/** A random id for one token (its `jti`, RFC 7519 section 4.1.7). */
+export function newTokenId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
 export const SESSION_KEY_FORMAT = /^[A-Za-z0-9_-]{22}$/;

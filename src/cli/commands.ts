@@ -28,7 +28,9 @@ export function parseFlags(args: readonly string[], settings: readonly SettingSp
     return { values: parsed.values as ParsedValues, positionals: parsed.positionals };
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(error instanceof Error ? error.message.replace(/\. To specify.*$/s, '') : String(error));
+    const message = error instanceof Error ? error.message.replace(/\. To specify.*$/s, '') : String(error);
+    // The secret never goes on a command line (ps would show it): say where it goes instead.
+    throw new UsageError(message.includes("'--secret'") ? `${message}: the signing secret is read from GATEHOUSE_SECRET only` : message);
   }
 }
 

@@ -17,7 +17,7 @@ import { EXIT_OK, UsageError } from './usage-error.js';
 
 // Offline administration works on the data directory directly, holding its lock, so it
 // refuses while a service runs there. It goes through the same validators and store rules.
-const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag) || spec.env === 'GATEHOUSE_SECRET');
+const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
 
 export const USERS_HELP = `Usage: gatehouse users COMMAND [options]
 
@@ -35,8 +35,8 @@ Passwords are read from a prompt without echo, or from standard input with --pas
 
 Options:
 ${settingsHelp(OFFLINE_SETTINGS)}
-  --password-stdin              read the password from standard input
-  --help                        show this help
+  --password-stdin               read the password from standard input
+  --help                         show this help
 `;
 
 export const SECRET_HELP = `Usage: gatehouse secret rotate [options]
@@ -45,7 +45,7 @@ Replaces the signing secret in the data directory. Every session ends: users log
 
 Options:
 ${settingsHelp(OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'))}
-  --help                        show this help
+  --help                         show this help
 `;
 
 function valid<T>(check: Checker<T>, input: unknown, what: string): T {
@@ -145,8 +145,11 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
 export async function secretCommand(args: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = args;
   if (command !== 'rotate') {
-    io.stdout.write(SECRET_HELP);
-    if (command === '--help' || command === 'help') return EXIT_OK;
+    if (command === '--help' || command === 'help') {
+      io.stdout.write(SECRET_HELP);
+      return EXIT_OK;
+    }
+    io.stderr.write(SECRET_HELP);
     throw new UsageError(command === undefined ? 'secret needs a command: rotate' : `unknown secret command ${JSON.stringify(command)}`);
   }
   const { values } = parseFlags(rest, OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'), {}, 0);

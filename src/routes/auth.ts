@@ -3,7 +3,7 @@ import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenCodec } from '../auth/jwt.js';
 import type { RevocationList } from '../auth/revocations.js';
 import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
-import { newSessionKey } from '../auth/session-key.js';
+import { newSessionKey, newTokenId } from '../auth/session-key.js';
 import type { Config } from '../config.js';
 import {
   AuthRequired,
@@ -83,7 +83,9 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
 
   const sessionCookieFor = (ctx: RequestContext, user: StoredUser): string => {
     const iat = nowSeconds();
-    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey });
+    // jti makes every token unique, so two logins in one second never share a token (and
+    // revoking one on logout cannot end the other).
+    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey, jti: newTokenId() });
     return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: isSecureCookie(ctx) });
   };
 

@@ -75,3 +75,23 @@ describe('attack: a token outliving its account within the same second', () => {
     assert.equal(await status(codec.sign({ username: 'si-gina', iat, exp: iat + 60, sid: 42 as unknown as string })), 401);
   });
 });
+
+describe('attack: two sessions of one user in the same second', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ GATEHOUSE_REVOKE_ON_LOGOUT: '1' });
+    await registerUser(server, 'si-twice', { level: 10, password: 'si-twice-password' });
+  });
+  after(() => server.close());
+
+  it('issues different tokens, so logging out one device leaves the other signed in', async () => {
+    const login = () => server.request({ method: 'POST', path: '/api/auth/authenticate', body: { username: 'si-twice', password: 'si-twice-password' } });
+    const [first, second] = await Promise.all([login(), login()]);
+    const firstToken = first?.cookieToken ?? '';
+    const secondToken = second?.cookieToken ?? '';
+    assert.notEqual(firstToken, secondToken);
+    assert.equal((await server.request({ path: '/api/auth/logout', token: firstToken })).status, 200);
+    assert.equal((await server.request({ path: '/api/auth/verify', token: firstToken })).status, 401);
+    assert.equal((await server.request({ path: '/api/auth/verify', token: secondToken })).status, 200);
+  });
+});
