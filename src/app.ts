@@ -45,9 +45,6 @@ export function createApp(options: AppOptions): RequestListener {
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
-    const logRequest = (): void => {
-      logger.request(req.method ?? '', path, res.statusCode, Math.round((performance.now() - startedAt) * 100) / 100, address);
-    };
     try {
       const match = router.match(req.method ?? 'GET', path);
       const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
@@ -70,6 +67,9 @@ export function createApp(options: AppOptions): RequestListener {
       fail(req, res, path, error);
     }
     if (!isRequestLogged) return;
+    const logRequest = (): void => {
+      logger.request(req.method ?? '', path, res.statusCode, Math.round((performance.now() - startedAt) * 100) / 100, address);
+    };
     // Most answers (verify above all) are written synchronously: log them now rather than
     // paying for a listener per request.
     if (res.writableEnded) logRequest();

@@ -11,7 +11,7 @@ import type { Config } from './config.js';
 import { createProxyTrust } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
-import { healthRoutes, type Lifecycle } from './routes/health.js';
+import { healthRoutes } from './routes/health.js';
 import { openDataDir } from './store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
 import { openUserStore, type UserStore } from './store/users.js';
@@ -59,11 +59,11 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       logger.warn('no administrator exists, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');
     }
 
-    let lifecycle: Lifecycle = 'starting';
+    let isStopping = false;
     const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
     const app = createApp({
       apiRoutes: authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
-      rootRoutes: healthRoutes(() => lifecycle),
+      rootRoutes: healthRoutes(() => isStopping),
       baseUri: config.baseUri,
       proxyTrust,
       logger,
@@ -87,14 +87,13 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         resolve();
       });
     });
-    lifecycle = 'ready';
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> =>
       (closing ??= (async () => {
-        lifecycle = 'stopping';
+        isStopping = true;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Keep-alive connections that sit idle would hold close() open; in-flight ones may finish.
         server.closeIdleConnections();

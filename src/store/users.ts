@@ -62,8 +62,6 @@ export interface UserStore {
    * memory stays equal to the file.
    */
   change<T>(apply: (view: UserView) => T): Promise<T>;
-  /** Resolves when every queued change has been written or refused. */
-  idle(): Promise<void>;
   /** Refuses every later change (StoreClosed) and resolves once the queued ones are done. */
   close(): Promise<void>;
 }
@@ -230,9 +228,6 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
         pending.push({ apply, resolve: resolve as (value: never) => void, reject });
         draining ??= drain();
       });
-    },
-    async idle() {
-      while (draining !== undefined) await draining;
     },
     async close() {
       isClosed = true;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
-import { LastAdministrator, StoreWriteFailed, UsernameTaken, UserNotFound, StoreOutcomeUnknown } from '../../src/errors.js';
+import { LastAdministrator, StoreWriteFailed, UsernameTaken, UserNotFound, StoreOutcomeUnknown, StoreClosed } from '../../src/errors.js';
 import { addUser, changeUser, removeUser } from '../../src/store/account-rules.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser, type UserStore } from '../../src/store/users.js';
@@ -190,12 +190,13 @@ describe('openUserStore', () => {
     assert.equal((await reopened(dir)).find('same')?.level, 10);
   });
 
-  it('resolves idle() once every queued change is written', async () => {
+  it('resolves close() once every queued change is written, and refuses later changes', async () => {
     const { dir, store } = await storeWith([]);
     void store.change((view) => addUser(view, user('a', 10)));
     void store.change((view) => addUser(view, user('b')));
-    await store.idle();
+    await store.close();
     assert.deepEqual(names(await reopened(dir)), ['a', 'b']);
+    await rejectsWith(store.change((view) => addUser(view, user('c'))), StoreClosed);
   });
 
   describe('when the write fails', () => {
