@@ -27,6 +27,8 @@ export const MAX_TOKEN_LENGTH = 4096;
 export const IAT_SKEW_SECONDS = 60;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+// An HMAC-SHA256 is 32 bytes: 43 base64url characters without padding.
+const SIGNATURE_LENGTH = 43;
 const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
 // Refusals are plain values, not exceptions: the 401 path is the cheapest request an outsider
@@ -64,10 +66,13 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
     }
 
     // The expected MAC in canonical base64url; comparing encodings in constant time also
-    // refuses non-canonical spellings of the same bytes.
+    // refuses non-canonical spellings of the same bytes. The received one must be base64url
+    // first: as latin1 bytes, U+0141 would compare equal to "A" (0x41), giving one token many
+    // spellings, and a revoked token (remembered by its spelling) a way back in.
+    if (signatureSegment.length !== SIGNATURE_LENGTH || !BASE64URL.test(signatureSegment)) return refuse('signature');
     const expected = Buffer.from(mac(token.slice(0, secondDot)), 'latin1');
     const received = Buffer.from(signatureSegment, 'latin1');
-    if (received.length !== expected.length || !timingSafeEqual(received, expected)) return refuse('signature');
+    if (!timingSafeEqual(received, expected)) return refuse('signature');
 
     let payload = payloads.get(payloadSegment);
     if (payload === undefined) {

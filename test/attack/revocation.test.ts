@@ -58,6 +58,13 @@ describe('attack: replaying a logged-out token', () => {
       assert.equal((await server.request({ path: '/api/auth/logout', token: first })).status, 401);
     });
 
+    it('refuses the logged-out token spelled another way (a signature character above U+00FF with the same low byte)', async () => {
+      const respelled = `${first.slice(0, -1)}${encodeURIComponent(String.fromCharCode(0x100 + first.charCodeAt(first.length - 1)))}`;
+      assert.equal(await verifyStatus(server, respelled), 401);
+      assert.equal((await server.request({ path: `/api/auth/verify?token=${respelled}` })).status, 401);
+      assert.equal((await server.request({ path: '/api/auth/users', token: respelled })).status, 401);
+    });
+
     it("keeps the same user's other sessions working", async () => {
       assert.equal(await verifyStatus(server, second), 200);
       assert.equal(await verifyStatus(server, adminToken), 200);

@@ -141,6 +141,10 @@ describe('createTokenCodec', () => {
       { name: 'a tampered payload', token: `${goodHeader}.${tamperedPayload}.${goodSignature}`, reason: 'signature' },
       { name: 'a tampered signature', token: `${goodHeader}.${goodPayload}.${tamperedSignature}`, reason: 'signature' },
       { name: 'a truncated signature', token: good.slice(0, -1), reason: 'signature' },
+      // U+0100 + c has the low byte c: compared as latin1 bytes it would spell the real MAC, so
+      // one token would have many spellings (and a revoked one could come back in another).
+      { name: 'a signature character above U+00FF whose low byte is the right one', token: `${goodHeader}.${goodPayload}.${replaceLast(goodSignature, String.fromCharCode(0x100 + lastSigChar.charCodeAt(0)))}`, reason: 'signature' },
+      { name: 'a signature character above U+00FF in the middle', token: `${goodHeader}.${goodPayload}.${goodSignature.slice(0, middle)}${String.fromCharCode(0x100 + goodSignature.charCodeAt(middle))}${goodSignature.slice(middle + 1)}`, reason: 'signature' },
       { name: 'a signature with an extra character', token: `${good}A`, reason: 'signature' },
       { name: 'a token signed with another secret', token: createTokenCodec(OTHER_SECRET).sign(liveClaims), reason: 'signature' },
       { name: 'the signature of another token', token: `${goodHeader}.${goodPayload}.${codec.sign({ ...liveClaims, username: 'bob' }).split('.')[2] ?? ''}`, reason: 'signature' },
