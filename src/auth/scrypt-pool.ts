@@ -58,15 +58,27 @@ export function createScryptPool(size: number): ScryptPool {
     worker.unref();
     const slot: Slot = { worker, current: undefined };
     slots.push(slot);
+    // An idle worker's death (its error comes with the exit) only removes it: the next job
+    // spawns a new one. A death mid-job is handled in runOn, which also fails that job.
+    worker.on('error', () => undefined);
+    worker.once('exit', () => {
+      const index = slots.indexOf(slot);
+      if (slot.current === undefined && index >= 0) slots.splice(index, 1);
+    });
     return slot;
   };
 
   const runOn = (slot: Slot, item: Waiting): void => {
     slot.current = item;
-    const finish = (): void => {
+    let cause: Error | undefined;
+    const detach = (): void => {
       slot.worker.off('message', onMessage);
       slot.worker.off('error', onError);
+      slot.worker.off('exit', onExit);
       slot.current = undefined;
+    };
+    const finish = (): void => {
+      detach();
       const next = waiting.shift();
       if (next !== undefined) runOn(slot, next);
     };
@@ -75,17 +87,24 @@ export function createScryptPool(size: number): ScryptPool {
       if (reply.key !== undefined) item.resolve(Buffer.from(reply.key));
       else item.reject(new Error(`scrypt failed: ${reply.error ?? 'unknown error'}`));
     };
+    // 'exit' follows an uncaught error; keep the error as the cause.
     const onError = (error: Error): void => {
+      cause = error;
+    };
+    // Every death ends in 'exit' (an error, terminate(), process.exit), not always in 'error'.
+    const onExit = (code: number): void => {
+      detach();
+      if (isClosed) return; // close() has settled the job and ends the workers itself
       // A worker that died is replaced; its job fails.
-      slot.worker.off('message', onMessage);
-      slot.current = undefined;
-      slots.splice(slots.indexOf(slot), 1);
-      item.reject(error);
+      const index = slots.indexOf(slot);
+      if (index >= 0) slots.splice(index, 1);
+      item.reject(new Error(`the scrypt worker died mid-hash (exit code ${code})`, { cause }));
       const next = waiting.shift();
-      if (next !== undefined && !isClosed) runOn(spawn(), next);
+      if (next !== undefined) runOn(spawn(), next);
     };
     slot.worker.on('message', onMessage);
-    slot.worker.once('error', onError);
+    slot.worker.on('error', onError);
+    slot.worker.once('exit', onExit);
     slot.worker.postMessage({ password: item.job.password, salt: item.job.salt, keyBytes: item.job.keyBytes, options: item.job.options });
   };
 

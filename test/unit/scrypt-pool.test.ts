@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { scryptSync } from 'node:crypto';
+import { once } from 'node:events';
 import { describe, it } from 'node:test';
+import type { Worker } from 'node:worker_threads';
 import { createScryptPool } from '../../src/auth/scrypt-pool.js';
+
+/** `promise`, or a failure naming `what` after `ms` (a pending job alone would not keep the test running). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 const job = (password: string, N = 1024) => ({ password, salt: Buffer.alloc(16, 1), keyBytes: 32, options: { N, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } });
 
@@ -44,5 +55,50 @@ describe('scrypt pool', () => {
     await running;
     await waiting;
     await assert.rejects(pool.derive(job('late')), /closed/);
+  });
+
+  it('fails the job of a worker that dies mid-hash, and runs later jobs on a new worker', async () => {
+    // Node emits 'worker' on process for every Worker created: the test reaches the pool's
+    // worker through it, with no seam in the pool.
+    const workers: Worker[] = [];
+    const onWorker = (worker: Worker): void => void workers.push(worker);
+    process.on('worker', onWorker);
+    const spawned = once(process, 'worker');
+    const pool = createScryptPool(1);
+    try {
+      // About 64 MiB of scrypt: it cannot finish before the worker is ended just after coming online.
+      const inFlight = pool.derive({ ...job('slow'), options: { N: 2 ** 16, r: 8, p: 1, maxmem: 256 * 1024 * 1024 } });
+      const [dying] = (await spawned) as [Worker];
+      await once(dying, 'online');
+      await dying.terminate();
+      await assert.rejects(within(inFlight, 10_000, 'the job of the dead worker'), /scrypt worker died mid-hash/);
+      const key = await within(pool.derive(job('after')), 10_000, 'the job after the death');
+      assert.deepEqual(key, scryptSync('after', Buffer.alloc(16, 1), 32, { N: 1024, r: 8, p: 1 }));
+      assert.equal(workers.length, 2, 'a new worker replaced the dead one');
+    } finally {
+      process.off('worker', onWorker);
+      await pool.close();
+    }
+  });
+
+  it('drops a worker that dies between jobs, without crashing, and runs the next job on a new one', async () => {
+    const workers: Worker[] = [];
+    const onWorker = (worker: Worker): void => void workers.push(worker);
+    process.on('worker', onWorker);
+    const pool = createScryptPool(1);
+    try {
+      await pool.derive(job('first'));
+      const [idle] = workers;
+      assert.ok(idle !== undefined);
+      const exited = once(idle, 'exit');
+      await idle.terminate();
+      await exited;
+      const key = await within(pool.derive(job('after')), 10_000, 'the job after an idle death');
+      assert.deepEqual(key, scryptSync('after', Buffer.alloc(16, 1), 32, { N: 1024, r: 8, p: 1 }));
+      assert.equal(workers.length, 2, 'a new worker replaced the dead one');
+    } finally {
+      process.off('worker', onWorker);
+      await pool.close();
+    }
   });
 });
