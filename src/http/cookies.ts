@@ -1,25 +1,3 @@
-// RFC 6265 section 5.2 attribute names: a client that echoes a whole Set-Cookie line back
-// must not have them read as cookies.
-const ATTRIBUTE_NAMES = new Set(['path', 'expires', 'max-age', 'domain', 'httponly', 'secure', 'samesite', 'priority', 'partitioned']);
-
-/**
- * Walks the pairs of a Cookie header in order, skipping bare words and attribute names (a
- * client may echo a whole Set-Cookie line). `visit` returns true to stop.
- */
-function scanCookies(header: string, visit: (name: string, value: string) => boolean): void {
-  let start = 0;
-  while (start < header.length) {
-    let end = header.indexOf(';', start);
-    if (end < 0) end = header.length;
-    const equals = header.indexOf('=', start);
-    if (equals >= 0 && equals < end) {
-      const name = header.slice(start, equals).trim();
-      if (name !== '' && !ATTRIBUTE_NAMES.has(name.toLowerCase()) && visit(name, cookieValue(header.slice(equals + 1, end)))) return;
-    }
-    start = end + 1;
-  }
-}
-
 function cookieValue(raw: string): string {
   let value = raw.trim();
   if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
@@ -33,20 +11,11 @@ function cookieValue(raw: string): string {
 }
 
 /**
- * Parses a Cookie header into a null-prototype map. Lenient about what it skips (bare words,
- * attributes, bad escapes), strict about what it takes: the first value for a name wins.
+ * The first value of the cookie `wanted` in a Cookie header, unquoted and percent-decoded (a bad
+ * escape is kept raw), or undefined. Bare words and other pairs are passed over, so a client that
+ * echoes a whole Set-Cookie line back still yields its cookie. `wanted` must be a cookie name
+ * such as `jwt`: attribute names (RFC 6265 section 5.2: Path, Expires, ...) are not special-cased.
  */
-export function parseCookieHeader(header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = Object.create(null) as Record<string, string>;
-  if (header === undefined) return cookies;
-  scanCookies(header, (name, value) => {
-    if (!Object.hasOwn(cookies, name)) cookies[name] = value;
-    return false;
-  });
-  return cookies;
-}
-
-/** The first value of one cookie (not an attribute name), as parseCookieHeader would give it, without building the map (hot path). */
 export function readCookie(header: string | undefined, wanted: string): string | undefined {
   if (header === undefined) return undefined;
   let start = 0;
