@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CLI_SECRET, killAllChildren, removeTempDirs, REPO_ROOT, runCli, tempDir, assertBuilt } from '../helpers/cli.js';
+import { CLI_SECRET, killAllChildren, removeTempDirs, REPO_ROOT, runCli, tempDir, assertBuilt } from '../helpers/process.js';
 
 const packageVersion = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 

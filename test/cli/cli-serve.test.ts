@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, CLI_SECRET, CLIENT_SETTINGS, freePort, httpCall, jsonLines, killAllChildren, removeTempDirs, runCli, startServe, tempDir, type ServeProcess } from '../helpers/cli.js';
+import { assertBuilt, CLI_SECRET, CLIENT_SETTINGS, freePort, httpCall, jsonLines, killAllChildren, removeTempDirs, runCli, startServe, tempDir, type ServeProcess } from '../helpers/process.js';
 
 const PASSWORD = 'frank-password-Zq8';
 const WRONG_PASSWORD = 'wrong-password-Xy7';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, CLI_SECRET, CLIENT_JSON, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, runCli, startServe, tempDir, type RunResult, type ServeProcess } from '../helpers/cli.js';
+import { assertBuilt, CLI_SECRET, CLIENT_JSON, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, runCli, startServe, tempDir, type RunResult, type ServeProcess } from '../helpers/process.js';
 
 const ALICE_FIRST = 'alice-first-password';
 const ALICE_SECOND = 'alice-second-password';
