@@ -10,10 +10,13 @@
 //
 // Ratios are only as good as the two numbers in them, and other work may share the machine. So
 // the numbers that are compared are measured interleaved: the ceiling and the verify variants run
-// in alternating rounds against services that are all up at once, the scrypt-alone measurement
-// is split around the login run, and the verify-alone baseline for the login storm is measured
-// just before the storm. A scenario's req/s is its total requests over its total measured time;
-// p50/p99 come from merging each segment's 1000-point latency quantile grid, weighted by requests.
+// in many short rounds against services that are all up at once (each round in the opposite order
+// to the one before, so neither side is always first), and a ratio between interleaved rows is the
+// median of the per-round ratios: a burst of outside load spoils a round or two, not the figure.
+// The scrypt-alone measurement is split around the login run, and the verify-alone baseline for
+// the login storm is measured just before and after the storm. A scenario's req/s is its total
+// requests over its total measured time; p50/p99 come from merging each segment's 1000-point
+// latency quantile grid, weighted by requests.
 //
 // Users: the 10- and 10,000-user data directories get a users.json written before the service
 // starts (mode 0600 in a 0700 directory); every user has the same password hash, computed once
@@ -52,9 +55,9 @@ const PASS_THROUGH = new Set(['GATEHOUSE_SCRYPT', 'GATEHOUSE_HASH_CONCURRENCY', 
 const HELP = `Usage: node scripts/bench.mjs [options]      (npm run bench builds first)
 
   --quick               smoke run: one round, 1 s warm-up + 2 s per scenario
-  --duration S          measured seconds per scenario (default 5; interleaved scenarios get
-                        it in --rounds segments, rounded up to whole seconds with wrk)
-  --rounds N            rounds for interleaved scenarios (default 3; --quick 1)
+  --duration S          measured seconds per scenario that is not interleaved (default 4)
+  --rounds N            rounds for interleaved scenarios (default 9; --quick 2)
+  --segment S           seconds per scenario per round (default 1; whole seconds with wrk)
   --warmup S            warm-up seconds before a scenario's first segment (default 1)
   --loadgen wrk|node    load generator (default: wrk when installed, else node:http)
   --users N             users in the large data set (default 10000)
@@ -75,6 +78,7 @@ const { values: opts } = parseArgs({
     quick: { type: 'boolean', default: false },
     duration: { type: 'string' },
     rounds: { type: 'string' },
+    segment: { type: 'string' },
     warmup: { type: 'string' },
     loadgen: { type: 'string' },
     users: { type: 'string', default: '10000' },
@@ -548,7 +552,7 @@ function combine(segments) {
 // Orchestrator: the run
 // ---------------------------------------------------------------------------------------------
 
-const settings = { durationS: 5, warmupS: 1, rounds: 3 };
+const settings = { durationS: 4, warmupS: 1, rounds: 9, segmentS: 1 };
 const t0 = performance.now();
 
 function log(message) {
@@ -596,12 +600,13 @@ async function prepare() {
 
 async function main() {
   installCleanup();
-  if (opts.quick) Object.assign(settings, { durationS: 2, warmupS: 1, rounds: 1 });
+  if (opts.quick) Object.assign(settings, { durationS: 2, warmupS: 1, rounds: 2 });
   if (opts.duration !== undefined) settings.durationS = Number(opts.duration);
   if (opts.warmup !== undefined) settings.warmupS = Number(opts.warmup);
   if (opts.rounds !== undefined) settings.rounds = Number(opts.rounds);
-  if (!(settings.durationS > 0) || !(settings.warmupS >= 0) || !(Number.isInteger(settings.rounds) && settings.rounds >= 1)) {
-    throw new Error('--duration must be > 0, --warmup >= 0, --rounds a positive integer');
+  if (opts.segment !== undefined) settings.segmentS = Number(opts.segment);
+  if (!(settings.durationS > 0) || !(settings.warmupS >= 0) || !(settings.segmentS > 0) || !(Number.isInteger(settings.rounds) && settings.rounds >= 1)) {
+    throw new Error('--duration and --segment must be > 0, --warmup >= 0, --rounds a positive integer');
   }
   try {
     if (opts.profile) await profileRun();
@@ -618,7 +623,7 @@ async function benchRun() {
   const hashConcurrency = config.hashConcurrency;
   const userCount = Number(opts.users);
   const { durationS, warmupS, rounds } = settings;
-  const segmentS = loadgenKind === 'wrk' ? Math.max(1, Math.ceil(durationS / rounds)) : durationS / rounds;
+  const segmentS = loadgenKind === 'wrk' ? Math.max(1, Math.round(settings.segmentS)) : settings.segmentS;
   log(`loadgen ${loadgenKind}; pinning ${pinning.enabled ? `services CPU ${pinning.server}, loadgen CPU ${pinning.loadgen}` : 'off'}; scrypt N=${cost.N},r=${cost.r},p=${cost.p}, hash concurrency ${hashConcurrency}`);
 
   const hashStarted = performance.now();
@@ -671,15 +676,23 @@ async function benchRun() {
     if (expected === 401) notes.push(result.non2xx === result.requests ? 'all 401 (expected)' : `UNEXPECTED: ${result.requests - result.non2xx} not 401`);
     else if (result.non2xx > 0) notes.push(`UNEXPECTED: ${result.non2xx} responses >399`);
     if (result.socketErrors > 0) notes.push(`${result.socketErrors} socket errors/timeouts`);
-    if (result.segments.length > 1) notes.push(`segments ${result.segments.map((r) => fmtInt(r)).join(' / ')}`);
+    if (result.segments.length > 1) notes.push(`${result.segments.length} rounds, ${fmtInt(Math.min(...result.segments))}–${fmtInt(Math.max(...result.segments))} req/s`);
     rows.set(key, { key, label, conns, result, notes });
     log(`${label} @${conns}: ${fmtInt(result.rps)} req/s, p50 ${fmtMs(result.p50)} ms, p99 ${fmtMs(result.p99)} ms${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
   };
-  /** Interleaved group: round r measures every scenario once, in order; the first round warms up. */
+  /**
+   * Interleaved group: every round measures every scenario once, in the opposite order to the
+   * round before; the first round warms each one up. segments[k] of a row is its round k.
+   */
   const interleaved = async (scenarios) => {
     const segs = scenarios.map(() => []);
     for (let round = 0; round < rounds; round++) {
-      for (const [i, s] of scenarios.entries()) segs[i].push(await segment({ conns: s.conns, ...s.spec }, { seconds: segmentS, warmupS: round === 0 ? warmupS : 0 }));
+      const indexes = scenarios.map((_, i) => i);
+      if (round % 2 === 1) indexes.reverse();
+      for (const i of indexes) {
+        const s = scenarios[i];
+        segs[i][round] = await segment({ conns: s.conns, ...s.spec }, { seconds: segmentS, warmupS: round === 0 ? warmupS : 0 });
+      }
     }
     for (const [i, s] of scenarios.entries()) addRow(s.key, s.label, s.conns, combine(segs[i]), s.expected);
   };
@@ -768,6 +781,12 @@ async function benchRun() {
   report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, cost, segmentS });
 }
 
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
 function fmtInt(n) {
   return Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a';
 }
@@ -783,7 +802,19 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   const row = (key) => rows.get(key);
   const r = (key) => rows.get(key).result;
   const ceilingRps = { 16: r('ceiling16').rps, 64: r('ceiling64').rps };
-  const ratioOf = (x) => x.result.rps / ceilingRps[x.conns];
+  // Rows measured in the same rounds as their ceiling are compared round by round (median);
+  // the others against the ceiling's total.
+  const ratioOf = (x) => {
+    const ceilingKey = `ceiling${x.conns}`;
+    return x.key !== ceilingKey && isPaired(x.key, ceilingKey) ? pairedRatio(x.key, ceilingKey).median : x.result.rps / ceilingRps[x.conns];
+  };
+  const isPaired = (key, baseKey) => r(key).segments.length > 1 && r(key).segments.length === r(baseKey).segments.length;
+  /** Per-round ratios of two interleaved rows, their median and range. */
+  const pairedRatio = (key, baseKey) => {
+    const ratios = r(key).segments.map((rps, round) => rps / r(baseKey).segments[round]);
+    return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+  };
+  const fmtPaired = (p) => `median ${p.median.toFixed(3)} (rounds ${p.min.toFixed(2)}–${p.max.toFixed(2)})`;
   const U = fmtInt(userCount);
   const out = [];
   const cpuModel = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
@@ -792,7 +823,7 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push(`load generator: ${loadgenKind === 'wrk' ? `${env.wrkVersion}, 1 thread, Lua script` : 'node:http (built in; slower than wrk, so hot-path ratios are compressed toward 1)'}; keep-alive connections`);
   out.push(`CPU pinning: ${pinning.enabled ? `services, ceiling and scrypt-alone on CPU ${pinning.server}; load generators and this script on CPU ${pinning.loadgen} (taskset)` : `off (${env.hasTaskset ? `only ${env.cpus} CPU` : 'taskset not available'})`}`);
   out.push(`service: scrypt N=${cost.N},r=${cost.r},p=${cost.p}; hash concurrency ${hashConcurrency}, queue ${env.config.hashQueueLength}; log level info with stdout -> /dev/null unless the row says warn; login throttle raised to ${THROTTLE_OFF}`);
-  out.push(`timing: ${settings.warmupS} s warm-up, then ${settings.durationS} s measured per scenario; interleaved rows (those with "segments") ran in ${settings.rounds} round(s) of ${segmentS} s, alternating with each other; logins and register have no separate warm-up and the hash queue is drained after them`);
+  out.push(`timing: interleaved rows (those with "rounds") ran in ${settings.rounds} rounds of ${segmentS} s, each round in the opposite order to the last, after ${settings.warmupS} s of warm-up; other rows: ${settings.warmupS} s warm-up, then ${settings.durationS} s; logins and register have no separate warm-up and the hash queue is drained after them`);
   out.push('users: users.json written before start (one scrypt hash shared by every user), not registered one by one');
   out.push('');
   const order = ['ceiling16', 'largeVerify16', 'smallVerify16', 'warnVerify16', 'ceiling64', 'largeVerify64', 'warnVerify64', 'largeVerifyQuery16', 'emptyVerify16', 'largeVerify401',
@@ -805,27 +836,30 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const t of table) out.push(fmtRow(t));
   out.push('');
-  out.push(`ratio = req/s / ceiling req/s at the same connection count, both from this run (ceiling @16 ${fmtInt(ceilingRps[16])}, @64 ${fmtInt(ceilingRps[64])} req/s);`);
-  out.push('        for logins, register and list users it only shows how far they are from a cheap JSON answer');
+  out.push('ratio = req/s of the row / req/s of the ceiling at the same connection count, from this run: for rows with "rounds",');
+  out.push(`        the median of the per-round ratios; for the others, against the ceiling's total (@16 ${fmtInt(ceilingRps[16])}, @64 ${fmtInt(ceilingRps[64])} req/s).`);
+  out.push('        For logins, register and list users it only shows how far they are from a cheap JSON answer.');
+  for (const conns of [16, 64]) out.push(`verify, valid cookie @${conns} vs the ceiling, per round: ${fmtPaired(pairedRatio(`largeVerify${conns}`, `ceiling${conns}`))}`);
   const spread = (key) => {
     const s = r(key).segments;
     return s.length > 1 ? Math.max(...s) / Math.min(...s) - 1 : 0;
   };
-  if (['ceiling16', 'ceiling64'].some((k) => spread(k) > 0.15)) out.push('WARNING: the ceiling varied by more than 15% between rounds: other work shares these CPUs, so ratios are noisy');
+  if (['ceiling16', 'ceiling64'].some((k) => spread(k) > 0.3)) out.push('NOTE: the ceiling itself varied by more than 30% between rounds: other work shares these CPUs (the per-round medians are what the targets use)');
   out.push('');
 
   const login = r('loginOk');
   const loginRatio = login.rps / scryptAlone.perSecond;
   out.push(`scrypt alone: crypto.scrypt N=${cost.N},r=${cost.r},p=${cost.p}, maxmem ${scryptMaxmem(cost)}, ${hashConcurrency} at a time, on the service's CPU: ${scryptAlone.perSecond.toFixed(2)} hashes/s (${(1000 / scryptAlone.perSecond).toFixed(0)} ms each; ${scryptAlone.hashes} in ${scryptAlone.seconds.toFixed(1)} s; before/after the login run ${scryptAlone.parts.map((p) => p.toFixed(2)).join(' / ')})`);
   out.push(`login: authenticate with the correct password, 16 clients: ${login.rps.toFixed(2)} req/s = ${loginRatio.toFixed(3)} of scrypt alone; wrong password ${r('loginBad').rps.toFixed(2)} req/s; register ${r('register').rps.toFixed(2)} req/s`);
-  const usersRatio = r('largeVerify16').rps / r('smallVerify16').rps;
-  out.push(`verify @16, ${U} users vs 10 users: ${fmtInt(r('largeVerify16').rps)} vs ${fmtInt(r('smallVerify16').rps)} req/s -> ${usersRatio.toFixed(3)} (difference ${(Math.abs(1 - usersRatio) * 100).toFixed(1)}%)`);
+  const users = pairedRatio('largeVerify16', 'smallVerify16');
+  const usersRatio = users.median;
+  out.push(`verify @16, ${U} users vs 10 users: ${fmtInt(r('largeVerify16').rps)} vs ${fmtInt(r('smallVerify16').rps)} req/s in all; per round ${fmtPaired(users)} (difference ${(Math.abs(1 - usersRatio) * 100).toFixed(1)}%)`);
   const stormRatio = r('stormVerify16').rps / r('stormBaseline16').rps;
   out.push(`verify @16 during a 16-client login storm: ${fmtInt(r('stormVerify16').rps)} vs ${fmtInt(r('stormBaseline16').rps)} req/s without it (measured before and after) -> ${stormRatio.toFixed(3)}; p99 ${fmtMs(r('stormVerify16').p99)} ms (without ${fmtMs(r('stormBaseline16').p99)} ms); the storm completed ${r('stormLogins').rps.toFixed(2)} logins/s`);
   const logCost = (conns) => {
     const info = r(`largeVerify${conns}`);
     const w = r(`warnVerify${conns}`);
-    return `@${conns} ${fmtInt(info.rps)} vs ${fmtInt(w.rps)} req/s (info/warn ${(info.rps / w.rps).toFixed(2)}; p99 ${fmtMs(info.p99)} vs ${fmtMs(w.p99)} ms)`;
+    return `@${conns} ${fmtInt(info.rps)} vs ${fmtInt(w.rps)} req/s (info/warn per round ${fmtPaired(pairedRatio(`largeVerify${conns}`, `warnVerify${conns}`))}; p99 ${fmtMs(info.p99)} vs ${fmtMs(w.p99)} ms)`;
   };
   out.push(`request log: info (stdout -> /dev/null) vs warn: ${logCost(16)}; ${logCost(64)}`);
   out.push(`peak RSS (VmHWM) of the service: ${U} users after the login storm ${fmtMiB(memory.largeAfterStorm)}, at exit ${fmtMiB(memory.large)} (after list users and register too); ${U} users, warn, verify only ${fmtMiB(memory.warn)}; 10 users ${fmtMiB(memory.small)}; no users ${fmtMiB(memory.empty)}`);
