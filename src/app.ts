@@ -39,6 +39,10 @@ export function createApp(options: AppOptions): RequestListener {
     sendJson(res, status, body, req.complete ? headers : { ...headers, connection: 'close' });
   };
 
+  const logRequest = (req: IncomingMessage, res: ServerResponse, path: string, address: string, startedAt: number): void => {
+    logger.request(req.method ?? '', path, res.statusCode, Math.round((performance.now() - startedAt) * 100) / 100, address);
+  };
+
   return (req, res) => {
     const startedAt = performance.now();
     const address = proxyTrust.clientAddress(req);
@@ -67,13 +71,10 @@ export function createApp(options: AppOptions): RequestListener {
       fail(req, res, path, error);
     }
     if (!isRequestLogged) return;
-    const logRequest = (): void => {
-      logger.request(req.method ?? '', path, res.statusCode, Math.round((performance.now() - startedAt) * 100) / 100, address);
-    };
     // Most answers (verify above all) are written synchronously: log them now rather than
     // paying for a listener per request.
-    if (res.writableEnded) logRequest();
-    else res.once('close', logRequest);
+    if (res.writableEnded) logRequest(req, res, path, address, startedAt);
+    else res.once('close', () => logRequest(req, res, path, address, startedAt));
   };
 }
 

@@ -21,7 +21,7 @@ export interface TestServer {
   readonly dataDir: string;
   readonly clock: TestClock;
   readonly running: RunningServer;
-  /** Every log line written so far (stdout and stderr). */
+  /** Every log line written so far (stdout and stderr); reading it flushes the logger's batch first. */
   readonly logs: string[];
   request(options: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
@@ -80,7 +80,10 @@ export async function startTestServer(settings: Record<string, string> = {}, opt
     dataDir,
     clock,
     running,
-    logs,
+    get logs() {
+      logger.flush();
+      return logs;
+    },
     request: (requestOptions) => sendRequest(running.port, requestOptions),
     async close() {
       await running.close();
