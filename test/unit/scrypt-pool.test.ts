@@ -57,21 +57,17 @@ describe('scrypt pool', () => {
     await assert.rejects(pool.derive(job('late')), /closed/);
   });
 
-  it('fails the job of a worker that dies mid-hash, and runs later jobs on a new worker', async () => {
-    // Node emits 'worker' on process for every Worker created: the test reaches the pool's
-    // worker through it, with no seam in the pool.
+  /**
+   * Runs `body` with a one-worker pool and the list of Workers created meanwhile: Node emits
+   * 'worker' on process for every Worker, so the test reaches the pool's worker with no seam.
+   */
+  async function withWatchedPool(body: (pool: ReturnType<typeof createScryptPool>, workers: readonly Worker[]) => Promise<void>): Promise<void> {
     const workers: Worker[] = [];
     const onWorker = (worker: Worker): void => void workers.push(worker);
     process.on('worker', onWorker);
-    const spawned = once(process, 'worker');
     const pool = createScryptPool(1);
     try {
-      // About 64 MiB of scrypt: it cannot finish before the worker is ended just after coming online.
-      const inFlight = pool.derive({ ...job('slow'), options: { N: 2 ** 16, r: 8, p: 1, maxmem: 256 * 1024 * 1024 } });
-      const [dying] = (await spawned) as [Worker];
-      await once(dying, 'online');
-      await dying.terminate();
-      await assert.rejects(within(inFlight, 10_000, 'the job of the dead worker'), /scrypt worker died mid-hash/);
+      await body(pool, workers);
       const key = await within(pool.derive(job('after')), 10_000, 'the job after the death');
       assert.deepEqual(key, scryptSync('after', Buffer.alloc(16, 1), 32, { N: 1024, r: 8, p: 1 }));
       assert.equal(workers.length, 2, 'a new worker replaced the dead one');
@@ -79,26 +75,26 @@ describe('scrypt pool', () => {
       process.off('worker', onWorker);
       await pool.close();
     }
-  });
+  }
 
-  it('drops a worker that dies between jobs, without crashing, and runs the next job on a new one', async () => {
-    const workers: Worker[] = [];
-    const onWorker = (worker: Worker): void => void workers.push(worker);
-    process.on('worker', onWorker);
-    const pool = createScryptPool(1);
-    try {
+  it('fails the job of a worker that dies mid-hash, and runs later jobs on a new worker', () =>
+    withWatchedPool(async (pool) => {
+      const spawned = once(process, 'worker');
+      // About 64 MiB of scrypt: it cannot finish before the worker is ended just after coming online.
+      const inFlight = pool.derive({ ...job('slow'), options: { N: 2 ** 16, r: 8, p: 1, maxmem: 256 * 1024 * 1024 } });
+      const [dying] = (await spawned) as [Worker];
+      await once(dying, 'online');
+      await dying.terminate();
+      await assert.rejects(within(inFlight, 10_000, 'the job of the dead worker'), /scrypt worker died mid-hash/);
+    }));
+
+  it('drops a worker that dies between jobs, without crashing, and runs the next job on a new one', () =>
+    withWatchedPool(async (pool, workers) => {
       await pool.derive(job('first'));
       const [idle] = workers;
       assert.ok(idle !== undefined);
       const exited = once(idle, 'exit');
       await idle.terminate();
       await exited;
-      const key = await within(pool.derive(job('after')), 10_000, 'the job after an idle death');
-      assert.deepEqual(key, scryptSync('after', Buffer.alloc(16, 1), 32, { N: 1024, r: 8, p: 1 }));
-      assert.equal(workers.length, 2, 'a new worker replaced the dead one');
-    } finally {
-      process.off('worker', onWorker);
-      await pool.close();
-    }
-  });
+    }));
 });
