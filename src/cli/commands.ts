@@ -89,8 +89,12 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   });
   const onTerm = (): void => requestStop('SIGTERM');
   const onInt = (): void => requestStop('SIGINT');
+  // Lines still batched when the process dies (an uncaught exception) go out on the way: writes
+  // to a file or pipe are synchronous there.
+  const flushOnExit = (): void => logger.flush();
   process.on('SIGTERM', onTerm);
   process.on('SIGINT', onInt);
+  process.on('exit', flushOnExit);
   try {
     const running = await startServer(config, { logger });
     logger.announce(`listening on ${running.url}`, { url: running.url, dataDir: config.dataDir, authMethod: config.authMethod });
@@ -101,6 +105,7 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   } finally {
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onInt);
+    process.off('exit', flushOnExit);
   }
   return EXIT_OK;
 }

@@ -4,10 +4,11 @@
 // removes its lock. Nothing is written once the lock is released.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { sendRequest } from '../helpers/server.js';
 import { spawnService, stopAllServices, removeTempDataDirs, serveArgs, tempDataDir } from '../helpers/process.js';
 
@@ -113,5 +114,24 @@ describe('graceful stop (built service)', () => {
         `users.json was written ${Math.round(mtimeMs - releasedAt)} ms after the lock was released ("stopped"); the request was answered ${String(answer)}`,
       );
     }
+  });
+});
+
+describe('the built service dying on an uncaught exception', () => {
+  it('still writes the log lines it had batched (the request just answered)', async () => {
+    const dir = await dataDir();
+    // Loaded before the service: SIGUSR2 becomes an uncaught exception, a crash on demand.
+    const crash = join(await tempDataDir('crash'), 'crash-on-usr2.mjs');
+    await writeFile(crash, "process.on('SIGUSR2', () => { throw new Error('crash on demand'); });\n");
+    const service = await spawnService({ args: serveArgs(dir), env: { NODE_OPTIONS: `--import=${pathToFileURL(crash).href}` } });
+    const res = await sendRequest(service.port, { path: '/api/auth/verify' });
+    assert.equal(res.status, 200);
+    // Sooner than the logger's 10 ms batch: the request line is still waiting to be written.
+    service.child.kill('SIGUSR2');
+    const exit = await service.waitForExit();
+    assert.equal(exit.code, 1, service.output());
+    assert.match(service.stderr(), /crash on demand/);
+    const requestLines = service.stdout().split('\n').filter((line) => line.includes('"msg":"request"') && line.includes('/api/auth/verify'));
+    assert.equal(requestLines.length, 1, service.output());
   });
 });
