@@ -41,6 +41,8 @@ interface Waiting {
   readonly job: ScryptJob;
   readonly resolve: (key: Buffer) => void;
   readonly reject: (error: Error) => void;
+  /** Set when its worker died under it once; a second death fails it. */
+  wasRetried: boolean;
 }
 
 /**
@@ -95,10 +97,15 @@ export function createScryptPool(size: number): ScryptPool {
     const onExit = (code: number): void => {
       detach();
       if (isClosed) return; // close() has settled the job and ends the workers itself
-      // A worker that died is replaced; its job fails.
+      // A worker that died is replaced. Its job runs once more first (scrypt is safe to repeat,
+      // and the worker may have died idle just before the job reached it); a second death fails it.
       const index = slots.indexOf(slot);
       if (index >= 0) slots.splice(index, 1);
-      item.reject(new Error(`the scrypt worker died mid-hash (exit code ${code})`, { cause }));
+      if (item.wasRetried) item.reject(new Error(`the scrypt worker died mid-hash, twice (exit code ${code})`, { cause }));
+      else {
+        item.wasRetried = true;
+        waiting.unshift(item);
+      }
       const next = waiting.shift();
       if (next !== undefined) runOn(spawn(), next);
     };
@@ -112,7 +119,7 @@ export function createScryptPool(size: number): ScryptPool {
     derive(job) {
       if (isClosed) return Promise.reject(new Error('the scrypt pool is closed'));
       return new Promise<Buffer>((resolve, reject) => {
-        const item: Waiting = { job, resolve, reject };
+        const item: Waiting = { job, resolve, reject, wasRetried: false };
         const idle = slots.find((slot) => slot.current === undefined) ?? (slots.length < size ? spawn() : undefined);
         if (idle === undefined) waiting.push(item);
         else runOn(idle, item);

@@ -57,9 +57,13 @@ describe('scrypt pool', () => {
     await assert.rejects(pool.derive(job('late')), /closed/);
   });
 
+  const AFTER_KEY = scryptSync('after', Buffer.alloc(16, 1), 32, { N: 1024, r: 8, p: 1 });
+  // About 64 MiB of scrypt: it cannot finish before its worker is ended just after coming online.
+  const slowJob = (): ReturnType<typeof job> => ({ ...job('slow'), options: { N: 2 ** 16, r: 8, p: 1, maxmem: 256 * 1024 * 1024 } });
+
   /**
-   * Runs `body` with a one-worker pool and the list of Workers created meanwhile: Node emits
-   * 'worker' on process for every Worker, so the test reaches the pool's worker with no seam.
+   * Runs `body` with a one-worker pool and the Workers created meanwhile: Node emits 'worker' on
+   * process for every Worker, so the test reaches the pool's workers with no seam in the pool.
    */
   async function withWatchedPool(body: (pool: ReturnType<typeof createScryptPool>, workers: readonly Worker[]) => Promise<void>): Promise<void> {
     const workers: Worker[] = [];
@@ -68,24 +72,34 @@ describe('scrypt pool', () => {
     const pool = createScryptPool(1);
     try {
       await body(pool, workers);
-      const key = await within(pool.derive(job('after')), 10_000, 'the job after the death');
-      assert.deepEqual(key, scryptSync('after', Buffer.alloc(16, 1), 32, { N: 1024, r: 8, p: 1 }));
-      assert.equal(workers.length, 2, 'a new worker replaced the dead one');
     } finally {
       process.off('worker', onWorker);
       await pool.close();
     }
   }
 
-  it('fails the job of a worker that dies mid-hash, and runs later jobs on a new worker', () =>
-    withWatchedPool(async (pool) => {
-      const spawned = once(process, 'worker');
-      // About 64 MiB of scrypt: it cannot finish before the worker is ended just after coming online.
-      const inFlight = pool.derive({ ...job('slow'), options: { N: 2 ** 16, r: 8, p: 1, maxmem: 256 * 1024 * 1024 } });
-      const [dying] = (await spawned) as [Worker];
-      await once(dying, 'online');
-      await dying.terminate();
-      await assert.rejects(within(inFlight, 10_000, 'the job of the dead worker'), /scrypt worker died mid-hash/);
+  /** Ends the pool's `index`-th worker (counting from 0) as soon as it exists, whatever it is doing. */
+  async function killWorker(workers: readonly Worker[], index: number): Promise<void> {
+    while (workers[index] === undefined) await new Promise((resolve) => setTimeout(resolve, 2));
+    await workers[index]?.terminate();
+  }
+
+  it('runs the job of a worker that dies mid-hash once more, on a new worker', () =>
+    withWatchedPool(async (pool, workers) => {
+      const inFlight = pool.derive(slowJob());
+      await killWorker(workers, 0);
+      assert.equal((await within(inFlight, 20_000, 'the retried job')).length, 32);
+      assert.equal(workers.length, 2, 'a new worker replaced the dead one');
+    }));
+
+  it('fails a job whose worker dies twice, and runs later jobs on a new worker', () =>
+    withWatchedPool(async (pool, workers) => {
+      const inFlight = pool.derive(slowJob());
+      await killWorker(workers, 0);
+      await killWorker(workers, 1);
+      await assert.rejects(within(inFlight, 10_000, 'the job of the dead workers'), /scrypt worker died mid-hash, twice/);
+      assert.deepEqual(await within(pool.derive(job('after')), 10_000, 'the job after the deaths'), AFTER_KEY);
+      assert.equal(workers.length, 3);
     }));
 
   it('drops a worker that dies between jobs, without crashing, and runs the next job on a new one', () =>
@@ -96,5 +110,16 @@ describe('scrypt pool', () => {
       const exited = once(idle, 'exit');
       await idle.terminate();
       await exited;
+      assert.deepEqual(await within(pool.derive(job('after')), 10_000, 'the job after an idle death'), AFTER_KEY);
+      assert.equal(workers.length, 2, 'a new worker replaced the dead one');
+    }));
+
+  it('runs a job that reached a worker just as it died (before its exit was seen) on a new one', () =>
+    withWatchedPool(async (pool, workers) => {
+      await pool.derive(job('first'));
+      const [idle] = workers;
+      assert.ok(idle !== undefined);
+      void idle.terminate();
+      assert.deepEqual(await within(pool.derive(job('after')), 10_000, 'the job sent to a dying worker'), AFTER_KEY);
     }));
 });
