@@ -676,12 +676,14 @@ async function benchRun() {
 
   const rows = new Map();
   const memory = {};
-  const addRow = (key, label, conns, result, expected = 200, notes = []) => {
+  let groups = 0;
+  /** `group` names the interleaved group a row was measured in: only rows of one group are paired round by round. */
+  const addRow = (key, label, conns, result, expected = 200, notes = [], group = undefined) => {
     if (expected === 401) notes.push(result.non2xx === result.requests ? 'all 401 (expected)' : `UNEXPECTED: ${result.requests - result.non2xx} not 401`);
     else if (result.non2xx > 0) notes.push(`UNEXPECTED: ${result.non2xx} responses >399`);
     if (result.socketErrors > 0) notes.push(`${result.socketErrors} socket errors/timeouts`);
-    if (result.segments.length > 1) notes.push(`${result.segments.length} rounds, ${fmtInt(Math.min(...result.segments))}–${fmtInt(Math.max(...result.segments))} req/s`);
-    rows.set(key, { key, label, conns, result, notes });
+    if (group !== undefined) notes.push(`${result.segments.length} rounds, ${fmtInt(Math.min(...result.segments))}–${fmtInt(Math.max(...result.segments))} req/s`);
+    rows.set(key, { key, label, conns, result, notes, group });
     log(`${label} @${conns}: ${fmtInt(result.rps)} req/s, p50 ${fmtMs(result.p50)} ms, p99 ${fmtMs(result.p99)} ms${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`);
   };
   /**
@@ -698,7 +700,8 @@ async function benchRun() {
         segs[i][round] = await segment({ conns: s.conns, ...s.spec }, { seconds: segmentS, warmupS: round === 0 ? warmupS : 0 });
       }
     }
-    for (const [i, s] of scenarios.entries()) addRow(s.key, s.label, s.conns, combine(segs[i]), s.expected);
+    const group = ++groups;
+    for (const [i, s] of scenarios.entries()) addRow(s.key, s.label, s.conns, combine(segs[i]), s.expected, [], group);
   };
   const single = async (key, label, conns, spec, expected = 200, { warm = true, seconds = durationS } = {}) => {
     const result = combine([await segment({ conns, ...spec }, { seconds, warmupS: warm ? warmupS : 0 })]);
@@ -812,7 +815,7 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
     const ceilingKey = `ceiling${x.conns}`;
     return x.key !== ceilingKey && isPaired(x.key, ceilingKey) ? pairedRatio(x.key, ceilingKey).median : x.result.rps / ceilingRps[x.conns];
   };
-  const isPaired = (key, baseKey) => r(key).segments.length > 1 && r(key).segments.length === r(baseKey).segments.length;
+  const isPaired = (key, baseKey) => row(key).group !== undefined && row(key).group === row(baseKey).group;
   /** Per-round ratios of two interleaved rows, their median and range. */
   const pairedRatio = (key, baseKey) => {
     const ratios = r(key).segments.map((rps, round) => rps / r(baseKey).segments[round]);
