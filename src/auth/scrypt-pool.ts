@@ -32,9 +32,11 @@ parentPort.on('message', (job) => {
 `;
 
 interface Slot {
-  worker: Worker;
+  readonly worker: Worker;
   /** The job running on this worker, if any. */
   current: Waiting | undefined;
+  /** The worker's uncaught error, kept as the cause when it then exits. */
+  error: Error | undefined;
 }
 
 interface Waiting {
@@ -55,64 +57,56 @@ export function createScryptPool(size: number): ScryptPool {
   const waiting: Waiting[] = [];
   let isClosed = false;
 
-  const spawn = (): Slot => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice: HASH_THREAD_NICE } });
-    worker.unref();
-    const slot: Slot = { worker, current: undefined };
-    slots.push(slot);
-    // An idle worker's death (its error comes with the exit) only removes it: the next job
-    // spawns a new one. A death mid-job is handled in runOn, which also fails that job.
-    worker.on('error', () => undefined);
-    worker.once('exit', () => {
-      const index = slots.indexOf(slot);
-      if (slot.current === undefined && index >= 0) slots.splice(index, 1);
-    });
-    return slot;
-  };
-
+  // A worker holds the process open while it hashes, never while it is idle.
   const runOn = (slot: Slot, item: Waiting): void => {
     slot.current = item;
-    let cause: Error | undefined;
-    const detach = (): void => {
-      slot.worker.off('message', onMessage);
-      slot.worker.off('error', onError);
-      slot.worker.off('exit', onExit);
-      slot.current = undefined;
-    };
-    const finish = (): void => {
-      detach();
-      const next = waiting.shift();
-      if (next !== undefined) runOn(slot, next);
-    };
-    const onMessage = (reply: { key?: Uint8Array; error?: string }): void => {
-      finish();
-      if (reply.key !== undefined) item.resolve(Buffer.from(reply.key));
-      else item.reject(new Error(`scrypt failed: ${reply.error ?? 'unknown error'}`));
-    };
-    // 'exit' follows an uncaught error; keep the error as the cause.
-    const onError = (error: Error): void => {
-      cause = error;
-    };
-    // Every death ends in 'exit' (an error, terminate(), process.exit), not always in 'error'.
-    const onExit = (code: number): void => {
-      detach();
-      if (isClosed) return; // close() has settled the job and ends the workers itself
-      // A worker that died is replaced. Its job runs once more first (scrypt is safe to repeat,
-      // and the worker may have died idle just before the job reached it); a second death fails it.
-      const index = slots.indexOf(slot);
-      if (index >= 0) slots.splice(index, 1);
-      if (item.wasRetried) item.reject(new Error(`the scrypt worker died mid-hash, twice (exit code ${code})`, { cause }));
+    slot.worker.ref();
+    slot.worker.postMessage({ password: item.job.password, salt: item.job.salt, keyBytes: item.job.keyBytes, options: item.job.options });
+  };
+
+  const onReply = (slot: Slot, reply: { key?: Uint8Array; error?: string }): void => {
+    const item = slot.current;
+    slot.current = undefined;
+    const next = waiting.shift();
+    if (next !== undefined) runOn(slot, next);
+    else slot.worker.unref();
+    if (reply.key !== undefined) item?.resolve(Buffer.from(reply.key));
+    else item?.reject(new Error(`scrypt failed: ${reply.error ?? 'unknown error'}`));
+  };
+
+  // Every death ends in 'exit' (an uncaught error, terminate(), process.exit), idle or mid-job.
+  const onExit = (slot: Slot, code: number): void => {
+    const index = slots.indexOf(slot);
+    if (index >= 0) slots.splice(index, 1);
+    const item = slot.current;
+    slot.current = undefined;
+    if (isClosed) return; // close() has settled the job and ends the workers itself
+    if (item !== undefined) {
+      // Its job runs once more (scrypt is safe to repeat, and the job may have reached a worker
+      // that was already dying); a second death fails it.
+      if (item.wasRetried) item.reject(new Error(`the scrypt worker died mid-hash, twice (exit code ${code})`, { cause: slot.error }));
       else {
         item.wasRetried = true;
         waiting.unshift(item);
       }
-      const next = waiting.shift();
-      if (next !== undefined) runOn(spawn(), next);
-    };
-    slot.worker.on('message', onMessage);
-    slot.worker.on('error', onError);
-    slot.worker.once('exit', onExit);
-    slot.worker.postMessage({ password: item.job.password, salt: item.job.salt, keyBytes: item.job.keyBytes, options: item.job.options });
+    }
+    // A dead worker is replaced only when there is work for it.
+    const next = waiting.shift();
+    if (next !== undefined) runOn(spawn(), next);
+  };
+
+  const spawn = (): Slot => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice: HASH_THREAD_NICE } });
+    const slot: Slot = { worker, current: undefined, error: undefined };
+    slots.push(slot);
+    worker.on('message', (reply: { key?: Uint8Array; error?: string }) => onReply(slot, reply));
+    worker.on('error', (error: Error) => {
+      slot.error = error;
+    });
+    worker.once('exit', (code: number) => onExit(slot, code));
+    // After the listeners, which ref the worker's port again.
+    worker.unref();
+    return slot;
   };
 
   return {
