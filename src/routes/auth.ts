@@ -92,6 +92,8 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   if (config.authMethod === 'none') {
     // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
     const builtIn = { username: '_config', level: 10 } as const;
+    // Every caller gets the same answer: serialized once (and no spread on the hot path, see respond.ts).
+    const verifyBody = Buffer.from(JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs }));
     // Everyone is administrator here, so only the proxy that authenticates (or loopback) is
     // answered, even when the port is reachable some other way.
     const guard = (ctx: RequestContext): void => {
@@ -105,7 +107,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       } },
       { method: 'GET', path: '/api/auth/verify', handler: (ctx) => {
         guard(ctx);
-        sendJson(ctx.res, 200, { initialUser: false, ...builtIn, configs });
+        sendRawJson(ctx.res, 200, verifyBody);
       } },
       { method: 'GET', path: '/api/auth/logout', handler: (ctx) => {
         guard(ctx);
