@@ -36,7 +36,7 @@ export function createApp(options: AppOptions): RequestListener {
     }
     const { status, body, headers } = toPublicError(error);
     // A body we did not read to the end would be parsed as the next request: close instead.
-    sendJson(res, status, body, req.complete ? headers : { ...headers, connection: 'close' });
+    sendJson(res, status, body, req.complete ? headers : Object.assign({}, headers, { connection: 'close' }));
   };
 
   const logRequest = (req: IncomingMessage, res: ServerResponse, path: string, address: string, startedAt: number): void => {
