@@ -548,6 +548,7 @@ function combine(segments) {
     non2xx: segments.reduce((sum, s) => sum + s.non2xx, 0),
     socketErrors: segments.reduce((sum, s) => sum + s.socketErrors, 0),
     segments: segments.map((s) => s.requests / s.seconds),
+    parts: segments,
   };
 }
 
@@ -637,21 +638,22 @@ async function benchRun() {
     large: join(tempRoot, 'large'),
     smallTwin: join(tempRoot, 'small-twin'),
     largeTwin: join(tempRoot, 'large-twin'),
-    warn: join(tempRoot, 'large-warn'),
   };
   makeDataDir(dirs.empty, 0, passwordHash);
   for (const dir of [dirs.small, dirs.smallTwin]) makeDataDir(dir, 10, passwordHash);
-  for (const dir of [dirs.large, dirs.largeTwin, dirs.warn]) makeDataDir(dir, userCount, passwordHash);
+  for (const dir of [dirs.large, dirs.largeTwin]) makeDataDir(dir, userCount, passwordHash);
   log(`data sets written (one hash, ${(performance.now() - hashStarted).toFixed(0)} ms; users.json for 10 and ${userCount} users)`);
 
   // Every service is up for the whole run, idle unless it is being measured.
   const small = await startService('small', dirs.small, { secret });
   const large = await startService('large', dirs.large, { secret });
   // Twins: two processes with the same code and data differ by a quarter or more per round on
-  // this kind of machine, so 10 vs many users is compared over two processes of each.
-  const smallTwin = await startService('small-twin', dirs.smallTwin, { secret });
+  // this kind of machine, so the hot-path targets read two processes of the large kind, and 10
+  // vs many users compares two processes of each. In six
+  // runs the process started earlier was the faster twin eleven times in twelve, so the two
+  // kinds start in the order small, large, large, small.
   const largeTwin = await startService('large-twin', dirs.largeTwin, { secret });
-  const warn = await startService('large-warn', dirs.warn, { secret, logLevel: 'warn' });
+  const smallTwin = await startService('small-twin', dirs.smallTwin, { secret });
   const empty = await startService('empty', dirs.empty, { secret, login: false });
   log(`services up; the ${userCount}-user one was ready in ${large.startMs.toFixed(0)} ms`);
 
@@ -664,7 +666,6 @@ async function benchRun() {
   await probe(small, '/api/auth/verify', small.cookie, 200);
   await probe(smallTwin, '/api/auth/verify', smallTwin.cookie, 200);
   await probe(largeTwin, '/api/auth/verify', largeTwin.cookie, 200);
-  await probe(warn, '/api/auth/verify', warn.cookie, 200);
   await probe(empty, '/api/auth/verify', {}, 200);
   await probe(large, `/api/auth/verify?token=${large.token}`, {}, 200);
   await probe(large, '/api/auth/verify', {}, 401);
@@ -738,8 +739,13 @@ async function benchRun() {
   const verify = (service) => ({ url: `${service.url}/api/auth/verify`, headers: service.cookie });
   const U = fmtInt(userCount);
 
-  // 1. Hot path at 16 and 64 connections, interleaved with the ceiling (the first round warms
-  // each process up before it is measured).
+  // 0. Pre-warm every process on its hot path (JIT, heap sizing) before anything is measured.
+  for (const spec of [ceilingSpec, verify(large), verify(small), verify(largeTwin), verify(smallTwin), { url: `${empty.url}/api/auth/verify` }]) {
+    await segment({ conns: 16, ...spec }, { seconds: Math.max(1, warmupS), warmupS: 0 });
+  }
+  log('pre-warm done');
+
+  // 1. Hot path at 16 and 64 connections, interleaved with the ceiling.
   await interleaved([
     { key: 'ceiling16', label: ceilingLabel, conns: 16, spec: ceilingSpec },
     { key: 'largeVerify16', label: `verify, valid cookie, ${U} users`, conns: 16, spec: verify(large) },
@@ -751,14 +757,13 @@ async function benchRun() {
     { key: 'smallTwinVerify16', label: 'verify, valid cookie, 10 users, twin process', conns: 16, spec: verify(smallTwin) },
     { key: 'largeTwinVerify16', label: `verify, valid cookie, ${U} users, twin process`, conns: 16, spec: verify(largeTwin) },
   ]);
-  await stopService(largeTwin);
   await stopService(smallTwin);
   await interleaved([
     { key: 'ceiling64', label: ceilingLabel, conns: 64, spec: ceilingSpec },
     { key: 'largeVerify64', label: `verify, valid cookie, ${U} users`, conns: 64, spec: verify(large) },
-    { key: 'warnVerify64', label: `verify, valid cookie, ${U} users, log level warn`, conns: 64, spec: verify(warn) },
+    { key: 'largeTwinVerify64', label: `verify, valid cookie, ${U} users, twin process`, conns: 64, spec: verify(largeTwin) },
   ]);
-  memory.warn = await stopService(warn);
+  memory.twin = await stopService(largeTwin);
   // Rows only the status check reads run shorter, to keep the whole run under three minutes.
   const brief = { seconds: Math.min(3, durationS) };
   await single('largeVerifyQuery16', 'verify, ?token=', 16, { url: `${large.url}/api/auth/verify?token=${large.token}` }, 200, brief);
@@ -854,11 +859,11 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push(`Gatehouse benchmark — measured on this machine: ${cpuModel}, ${env.cpus} CPUs, node ${process.version}, ${new Date().toISOString()}`);
   out.push(`load generator: ${loadgenKind === 'wrk' ? `${env.wrkVersion}, 1 thread, Lua script` : 'node:http (built in; slower than wrk, so hot-path ratios are compressed toward 1)'}; keep-alive connections`);
   out.push(`CPU pinning: ${pinning.enabled ? `services, ceiling and scrypt-alone on CPU ${pinning.server}; load generators and this script on CPU ${pinning.loadgen} (taskset)` : `off (${env.hasTaskset ? `only ${env.cpus} CPU` : 'taskset not available'})`}`);
-  out.push(`service: scrypt N=${cost.N},r=${cost.r},p=${cost.p}; hash concurrency ${hashConcurrency}, queue ${env.config.hashQueueLength}; log level info with stdout -> /dev/null unless the row says warn; login throttle raised to ${THROTTLE_OFF}`);
+  out.push(`service: scrypt N=${cost.N},r=${cost.r},p=${cost.p}; hash concurrency ${hashConcurrency}, queue ${env.config.hashQueueLength}; log level info with stdout -> /dev/null; login throttle raised to ${THROTTLE_OFF}`);
   out.push(`timing: interleaved rows (those with "rounds") ran in ${settings.rounds} rounds of ${segmentS} s, each round in the opposite order to the last, after ${settings.warmupS} s of warm-up; other rows: ${settings.warmupS} s warm-up, then ${settings.durationS} s (logins with the correct password ${2 * settings.durationS} s; ?token=, no users, 401 and list 10 users ${Math.min(3, settings.durationS)} s); logins and register have no separate warm-up and the hash queue is drained after them`);
   out.push('users: users.json written before start (one scrypt hash shared by every user), not registered one by one');
   out.push('');
-  const order = ['ceiling16', 'largeVerify16', 'smallVerify16', 'smallTwinVerify16', 'largeTwinVerify16', 'ceiling64', 'largeVerify64', 'warnVerify64', 'largeVerifyQuery16', 'emptyVerify16', 'largeVerify401',
+  const order = ['ceiling16', 'largeVerify16', 'smallVerify16', 'smallTwinVerify16', 'largeTwinVerify16', 'ceiling64', 'largeVerify64', 'largeTwinVerify64', 'largeVerifyQuery16', 'emptyVerify16', 'largeVerify401',
     'smallList16', 'largeList16', 'loginOk', 'loginBad', 'stormBaseline16', 'stormVerify16', 'stormLogins', 'register'];
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'notes'];
   const table = order.map(row).map((x) => [x.label, String(x.conns), x.result.rps < 100 ? x.result.rps.toFixed(2) : fmtInt(x.result.rps), fmtMs(x.result.p50), fmtMs(x.result.p99), ratioOf(x) < 0.01 ? ratioOf(x).toFixed(5) : ratioOf(x).toFixed(2), x.notes.join('; ')]);
@@ -871,7 +876,13 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push('ratio = req/s of the row / req/s of the ceiling at the same connection count, from this run: for rows with "rounds",');
   out.push(`        the median of the per-round ratios; for the others, against the ceiling's total (@16 ${fmtInt(ceilingRps[16])}, @64 ${fmtInt(ceilingRps[64])} req/s).`);
   out.push('        For logins, register and list users it only shows how far they are from a cheap JSON answer.');
-  for (const conns of [16, 64]) out.push(`verify, valid cookie @${conns} vs the ceiling, per round: ${fmtPaired(pairedRatio(`largeVerify${conns}`, `ceiling${conns}`))}`);
+  // The hot-path targets read both processes of the large kind: per round, their mean req/s over the ceiling's.
+  const hotPath = (conns) => pairedSumRatio([`largeVerify${conns}`, `largeTwinVerify${conns}`], [`ceiling${conns}`, `ceiling${conns}`]);
+  // Latency of every verify request the two processes answered, pooled.
+  const hotPathP99 = (conns) => combine([...r(`largeVerify${conns}`).parts, ...r(`largeTwinVerify${conns}`).parts]).p99;
+  for (const conns of [16, 64]) {
+    out.push(`verify, valid cookie @${conns} vs the ceiling, per round, mean of the two ${U}-user processes: ${fmtPaired(hotPath(conns))}; each alone ${fmtPaired(pairedRatio(`largeVerify${conns}`, `ceiling${conns}`))} and ${fmtPaired(pairedRatio(`largeTwinVerify${conns}`, `ceiling${conns}`))}`);
+  }
   const spread = (key) => {
     const s = r(key).segments;
     return s.length > 1 ? Math.max(...s) / Math.min(...s) - 1 : 0;
@@ -892,22 +903,16 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push(`  twins (same code and data), per round: ${U} users ${fmtPaired(pairedRatio('largeVerify16', 'largeTwinVerify16'))}; 10 users ${fmtPaired(pairedRatio('smallVerify16', 'smallTwinVerify16'))}`);
   const stormRatio = r('stormVerify16').rps / r('stormBaseline16').rps;
   out.push(`verify @16 during a 16-client login storm: ${fmtInt(r('stormVerify16').rps)} vs ${fmtInt(r('stormBaseline16').rps)} req/s without it (measured before and after) -> ${stormRatio.toFixed(3)}; p99 ${fmtMs(r('stormVerify16').p99)} ms (without ${fmtMs(r('stormBaseline16').p99)} ms); the storm completed ${r('stormLogins').rps.toFixed(2)} logins/s`);
-  const logCost = (conns) => {
-    const info = r(`largeVerify${conns}`);
-    const w = r(`warnVerify${conns}`);
-    return `@${conns} ${fmtInt(info.rps)} vs ${fmtInt(w.rps)} req/s (info/warn per round ${fmtPaired(pairedRatio(`largeVerify${conns}`, `warnVerify${conns}`))}; p99 ${fmtMs(info.p99)} vs ${fmtMs(w.p99)} ms)`;
-  };
-  out.push(`request log: info (stdout -> /dev/null) vs warn: ${logCost(64)}`);
-  out.push(`peak RSS (VmHWM) of the service: ${U} users after the login storm ${fmtMiB(memory.largeAfterStorm)}, at exit ${fmtMiB(memory.large)} (after list users and register too); ${U} users, warn, verify only ${fmtMiB(memory.warn)}; 10 users ${fmtMiB(memory.small)}; no users ${fmtMiB(memory.empty)}`);
+  out.push(`peak RSS (VmHWM) of the service: ${U} users after the login storm ${fmtMiB(memory.largeAfterStorm)}, at exit ${fmtMiB(memory.large)} (after list users and register too); ${U} users, twin, verify only ${fmtMiB(memory.twin)}; 10 users ${fmtMiB(memory.small)}; no users ${fmtMiB(memory.empty)}`);
   out.push('');
 
   const targets = [];
   const target = (ok, text) => targets.push({ ok, text });
   for (const conns of [16, 64]) {
-    const x = row(`largeVerify${conns}`);
-    target(ratioOf(x) >= 0.6, `verify with a valid cookie @${conns} (${U} users, log info) >= 0.6 of the ceiling: ${ratioOf(x).toFixed(2)}`);
+    const ratio = hotPath(conns).median;
+    target(ratio >= 0.6, `verify with a valid cookie @${conns} (${U} users, log info, two processes) >= 0.6 of the ceiling: ${ratio.toFixed(2)}`);
   }
-  target(r('largeVerify64').p99 < 10, `verify with a valid cookie @64 p99 < 10 ms: ${fmtMs(r('largeVerify64').p99)} ms`);
+  target(hotPathP99(64) < 10, `verify with a valid cookie @64 p99 < 10 ms (two processes, pooled): ${fmtMs(hotPathP99(64))} ms`);
   target(Math.abs(1 - usersRatio) <= 0.1, `verify with 10 vs ${U} users within 10% (two processes of each): ${(Math.abs(1 - usersRatio) * 100).toFixed(1)}%`);
   target(stormRatio >= 0.5, `verify during a 16-client login storm keeps >= 0.5 of its throughput: ${stormRatio.toFixed(2)}`);
   target(r('stormVerify16').p99 < 20, `verify during a 16-client login storm p99 < 20 ms: ${fmtMs(r('stormVerify16').p99)} ms`);
