@@ -649,9 +649,8 @@ async function benchRun() {
   const large = await startService('large', dirs.large, { secret });
   // Twins: two processes with the same code and data differ by a quarter or more per round on
   // this kind of machine, so the hot-path targets read two processes of the large kind, and 10
-  // vs many users compares two processes of each. In six
-  // runs the process started earlier was the faster twin eleven times in twelve, so the two
-  // kinds start in the order small, large, large, small.
+  // vs many users compares two processes of each. In six runs the process started earlier was
+  // the faster twin eleven times in twelve, so the kinds start small, large, large, small.
   const largeTwin = await startService('large-twin', dirs.largeTwin, { secret });
   const smallTwin = await startService('small-twin', dirs.smallTwin, { secret });
   const empty = await startService('empty', dirs.empty, { secret, login: false });
