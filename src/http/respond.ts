@@ -11,6 +11,7 @@ export function sendRawJson(res: ServerResponse, status: number, json: Buffer, h
   // not `{ ...COMMON, 'content-length': n }`: on Node 20 (V8 11.3) objects made by a spread
   // followed by another property are promoted out of the young generation in bulk, so under
   // load the old generation filled with answer headers (a full GC about every second).
+  // `{ ...all, ...headers }` does the same; Object.assign does not.
   const all: OutgoingHttpHeaders = {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
