@@ -4,11 +4,11 @@ import {
   assertError,
   assertSessionCookie,
   createUser,
-  rawRequest,
   startPopulatedServer,
   uniqueName,
   type TestUser,
 } from '../helpers/api.js';
+import { rawExchange } from '../helpers/raw-socket.js';
 import { CLIENT_SETTINGS, type RequestOptions, type TestResponse, type TestServer } from '../helpers/server.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -97,7 +97,7 @@ describe('HTTP behaviour shared by every endpoint', () => {
   it('returns 415 for a JSON body with no content type at all', async () => {
     const user = await createUser(server, root.token);
     const payload = JSON.stringify({ username: user.username, password: user.password });
-    const res = await rawRequest(
+    const res = await rawExchange(
       server.port,
       `POST /api/auth/authenticate HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`,
     );
@@ -133,7 +133,7 @@ describe('HTTP behaviour shared by every endpoint', () => {
 
   it('returns 413 at once for a declared Content-Length over the limit and closes the connection', async () => {
     const head = `POST /api/auth/authenticate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n{"username":"`;
-    const res = await rawRequest(server.port, head, 5000);
+    const res = await rawExchange(server.port, head, 5000);
     assert.equal(res.status, 413);
     assert.equal(res.closedByServer, true, 'the server left the connection hanging');
     assert.equal(JSON.parse(res.body).code, 'BODY_TOO_LARGE');
@@ -146,7 +146,7 @@ describe('HTTP behaviour shared by every endpoint', () => {
     const send = (text: string) => {
       const half = Math.floor(text.length / 2);
       const chunks = [text.slice(0, half), text.slice(half)].map((part) => `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`).join('');
-      return rawRequest(
+      return rawExchange(
         server.port,
         `POST /api/auth/authenticate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunks}0\r\n\r\n`,
         5000,

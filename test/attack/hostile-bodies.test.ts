@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertServerAnswers, rawExchange, streamBody } from '../helpers/attack.js';
+import { assertServerAnswers, streamBody } from '../helpers/attack.js';
+import { rawExchange } from '../helpers/raw-socket.js';
 import { CLIENT_SETTINGS, registerUser, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Hostile request bodies on every route that reads one. The server runs in this process, so

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { assertServerAnswers, CONFIGS, rawExchange } from '../helpers/attack.js';
+import { CONFIGS } from '../helpers/api.js';
+import { assertServerAnswers } from '../helpers/attack.js';
+import { rawExchange } from '../helpers/raw-socket.js';
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js';
 
 // Path spellings that try to address a different user than the one named, and Cookie headers

@@ -1,7 +1,6 @@
 // Shared helpers for the black-box API tests in test/api: unique names, users made over HTTP,
 // and the assertions every endpoint shares (error body shape, cookie lines).
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { createTokenCodec } from '../../src/auth/jwt.js';
 import { CLIENT_SETTINGS, TEST_SECRET, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server.js';
 
@@ -167,64 +166,4 @@ export function signToken(claims: Record<string, unknown> & { username: string; 
 /** The server clock in whole seconds. */
 export function nowSeconds(server: TestServer): number {
   return Math.floor(server.clock.now() / 1000);
-}
-
-export interface RawResponse {
-  readonly statusLine: string;
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-  /** True when the server closed the connection (rather than the test giving up waiting). */
-  readonly closedByServer: boolean;
-}
-
-/**
- * Sends raw bytes over a fresh TCP connection and reads until the server closes it or
- * `waitMs` passes. For requests node:http would not send as written (a declared length
- * larger than what is sent).
- */
-export function rawRequest(port: number, bytes: string | Buffer, waitMs = 2000): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const chunks: Buffer[] = [];
-    let closedByServer = false;
-    let isDone = false;
-    const finish = (): void => {
-      if (isDone) return;
-      isDone = true;
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString('utf8');
-      const headerEnd = text.indexOf('\r\n\r\n');
-      const head = headerEnd < 0 ? text : text.slice(0, headerEnd);
-      const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const headerLine of headerLines) {
-        const colon = headerLine.indexOf(':');
-        if (colon > 0) headers[headerLine.slice(0, colon).trim().toLowerCase()] = headerLine.slice(colon + 1).trim();
-      }
-      resolve({ statusLine, status: Number(statusLine.split(' ')[1] ?? 0), headers, body: headerEnd < 0 ? '' : text.slice(headerEnd + 4), closedByServer });
-    };
-    const timer = setTimeout(() => {
-      socket.destroy();
-      finish();
-    }, waitMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('end', () => {
-      closedByServer = true;
-      socket.destroy();
-    });
-    socket.on('close', finish);
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      // A reset after the answer was read still counts as the server closing.
-      if (error.code === 'ECONNRESET' && chunks.length > 0) {
-        closedByServer = true;
-        return;
-      }
-      if (isDone) return;
-      isDone = true;
-      clearTimeout(timer);
-      reject(error);
-    });
-    socket.write(bytes);
-  });
 }

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { connect } from 'node:net';
+import { CONFIGS, nowSeconds } from './api.js';
 import { TEST_SECRET, type TestServer } from './server.js';
 
 // Helpers for test/attack: hand-made tokens, raw sockets and streamed bodies, and the
 // "does the server still answer normally" check every attack ends with.
-
-export const CONFIGS = Object.freeze({ authMethod: 'default', pollInterval: 2000 });
 
 export function base64url(value: string | Buffer): string {
   return Buffer.from(value).toString('base64url');
@@ -32,19 +30,10 @@ export function craftToken(header: unknown, payload: unknown, options: { key?: s
 
 export const HS256_HEADER = Object.freeze({ alg: 'HS256', typ: 'JWT' });
 
-export function serverNowSeconds(server: TestServer): number {
-  return Math.floor(server.clock.now() / 1000);
-}
-
 /** Claims the server would issue right now for `username`. */
 export function liveClaims(server: TestServer, username: string): { username: string; iat: number; exp: number } {
-  const iat = serverNowSeconds(server);
+  const iat = nowSeconds(server);
   return { username, iat, exp: iat + 7 * 24 * 3600 };
-}
-
-export function decodePayload(token: string): Record<string, unknown> {
-  const payload = token.split('.')[1] ?? '';
-  return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
 }
 
 /** Lines the server logged at level error: an unexpected exception somewhere. */
@@ -61,40 +50,6 @@ export async function assertServerAnswers(server: TestServer, adminToken: string
   assert.equal(anonymous.status, 401);
   assert.deepEqual(anonymous.json, { configs: CONFIGS });
   assert.deepEqual(errorLogLines(server), []);
-}
-
-export interface RawResponse {
-  /** The status of the first response, when one arrived. */
-  readonly status: number | undefined;
-  readonly text: string;
-  /** The socket error, if the connection was reset rather than closed. */
-  readonly error: string | undefined;
-}
-
-/**
- * Writes `data` to a fresh TCP connection exactly as given and collects everything until the
- * server closes it (send `Connection: close`) or `timeoutMs` passes.
- */
-export function rawExchange(port: number, data: string | Buffer, timeoutMs = 5_000): Promise<RawResponse> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    let error: string | undefined;
-    const finish = (): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      const text = Buffer.concat(chunks).toString('latin1');
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(text);
-      resolve({ status: match === null ? undefined : Number(match[1]), text, error });
-    };
-    const timer = setTimeout(finish, timeoutMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      error = e.code ?? e.message;
-    });
-    socket.on('close', finish);
-    socket.write(data);
-  });
 }
 
 export interface StreamedResponse {
