@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { sendRequest } from '../helpers/server.js';
-import { spawnService, stopAllServices, removeTempDataDirs, serveArgs, tempDataDir } from '../helpers/process.js';
+import { spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
 after(async () => {
-  await stopAllServices();
-  await removeTempDataDirs();
+  await killAllChildren();
+  await removeTempDirs();
 });
 
-const dataDir = (): Promise<string> => tempDataDir('stop');
+const dataDir = (): Promise<string> => tempDir('gatehouse-stop-');
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -121,7 +121,7 @@ describe('the built service dying on an uncaught exception', () => {
   it('still writes the log lines it had batched (the request just answered)', async () => {
     const dir = await dataDir();
     // Loaded before the service: SIGUSR2 becomes an uncaught exception, a crash on demand.
-    const crash = join(await tempDataDir('crash'), 'crash-on-usr2.mjs');
+    const crash = join(await tempDir('gatehouse-crash-'), 'crash-on-usr2.mjs');
     await writeFile(crash, "process.on('SIGUSR2', () => { throw new Error('crash on demand'); });\n");
     const service = await spawnService({ args: serveArgs(dir), env: { NODE_OPTIONS: `--import=${pathToFileURL(crash).href}` } });
     const res = await sendRequest(service.port, { path: '/api/auth/verify' });

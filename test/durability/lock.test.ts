@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
-import { CLI_PATH, runToExit, spawnService, stopAllServices, removeTempDataDirs, serveArgs, tempDataDir } from '../helpers/process.js';
+import { CLI_PATH, runToExit, spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
 after(async () => {
-  await stopAllServices();
-  await removeTempDataDirs();
+  await killAllChildren();
+  await removeTempDirs();
 });
 
-const dataDir = (): Promise<string> => tempDataDir('lock');
+const dataDir = (): Promise<string> => tempDir('gatehouse-lock-');
 
 
 async function lockHolder(dir: string): Promise<unknown> {

@@ -7,15 +7,15 @@ import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
-import { runToExit, spawnService, stopAllServices, removeTempDataDirs, serveArgs, tempDataDir } from '../helpers/process.js';
+import { runToExit, spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
 after(async () => {
-  await stopAllServices();
-  await removeTempDataDirs();
+  await killAllChildren();
+  await removeTempDirs();
 });
 
-const dataDir = (): Promise<string> => tempDataDir('recovery');
+const dataDir = (): Promise<string> => tempDir('gatehouse-recovery-');
 
 
 interface UsersDocument {

@@ -2,7 +2,7 @@
 // and the assertions every endpoint shares (error body shape, cookie lines).
 import assert from 'node:assert/strict';
 import { createTokenCodec } from '../../src/auth/jwt.js';
-import { CLIENT_SETTINGS, TEST_SECRET, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server.js';
+import { registerUser, TEST_SECRET, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server.js';
 
 export const CONFIGS = Object.freeze({ authMethod: 'default', pollInterval: 2000 });
 export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -55,14 +55,8 @@ export async function createUser(
   const username = options.username ?? uniqueName(options.prefix ?? 'user');
   const password = options.password ?? `${username}-secret-pw`;
   const level = options.level ?? 5;
-  const res = await server.request({
-    method: 'POST',
-    path: '/api/auth/register',
-    body: { username, password, client: CLIENT_SETTINGS, level },
-    ...(adminToken === undefined ? {} : { token: adminToken }),
-  });
-  if (res.status !== 200 || res.cookieToken === undefined) throw new Error(`register ${username} answered ${res.status} ${res.text}`);
-  return { username, password, level, token: res.cookieToken };
+  const token = await registerUser(server, username, { password, level, ...(adminToken === undefined ? {} : { asToken: adminToken }) });
+  return { username, password, level, token };
 }
 
 export function createAdmin(server: TestServer, adminToken: string, options: { prefix?: string; level?: number | string } = {}): Promise<TestUser> {

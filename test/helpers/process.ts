@@ -466,9 +466,6 @@ export async function killAllChildren(): Promise<void> {
   children.clear();
 }
 
-/** The durability tests' name for killAllChildren. */
-export const stopAllServices = killAllChildren;
-
 const tempDirs: string[] = [];
 
 /** A fresh temporary directory, removed by `removeTempDirs`. */
@@ -478,15 +475,9 @@ export async function tempDir(prefix = 'gatehouse-cli-'): Promise<string> {
   return dir;
 }
 
-/** A fresh temp data directory named gatehouse-PREFIX-..., removed by removeTempDataDirs(). */
-export const tempDataDir = (prefix: string): Promise<string> => tempDir(`gatehouse-${prefix}-`);
-
 export async function removeTempDirs(): Promise<void> {
   await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
-
-/** The durability tests' name for removeTempDirs. */
-export const removeTempDataDirs = removeTempDirs;
 
 // ---- HTTP and output helpers for the cli tests.
 
