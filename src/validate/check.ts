@@ -39,6 +39,10 @@ function codePointLength(value: string): number {
 
 // U+0000-U+001F and U+007F: INTERFACE.md, username row.
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+// With the u flag a surrogate pair is one code point, so this matches only a lone surrogate.
+// It has no UTF-8 form: as UTF-8 (hashing, file names, paths) it becomes U+FFFD, so two
+// different passwords would hash alike, and a username could never be named in a path.
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
 export interface StringRules {
   readonly minLength: number;
@@ -49,6 +53,7 @@ export interface StringRules {
 export function stringOf(rules: StringRules): Checker<string> {
   return (input, path) => {
     if (typeof input !== 'string') return fail(path, 'must be a string');
+    if (LONE_SURROGATE.test(input)) return fail(path, 'must not contain a lone surrogate (not valid Unicode)');
     const length = codePointLength(input);
     if (length < rules.minLength) {
       return fail(path, rules.minLength === 1 ? 'must not be empty' : `must be at least ${rules.minLength} characters`);

@@ -143,3 +143,40 @@ describe('attack: --auth none answers only its proxy', () => {
     }
   });
 });
+
+describe('attack: lone surrogates in JSON strings', () => {
+  let server: TestServer;
+  let adminToken: string;
+  before(async () => {
+    server = await startTestServer();
+    adminToken = await registerUser(server, 'ls-admin', { level: 10 });
+  });
+  after(() => server.close());
+
+  // Sent as JSON escapes: the only way a lone surrogate arrives (raw bytes are refused as bad UTF-8).
+  const registerRaw = (username: string, password: string) =>
+    server.request({
+      method: 'POST',
+      path: '/api/auth/register',
+      token: adminToken,
+      body: `{"username":"${username}","password":"${password}","client":{"client":"rTorrent","type":"socket","version":1,"socket":"/s"},"level":5}`,
+    });
+
+  it('refuses a password with a lone surrogate, so two such passwords never match one hash', async () => {
+    const res = await registerRaw('ls-user', 'pw-\\ud800-aaaa');
+    assert.equal(res.status, 400, res.text);
+    assert.equal(server.running.store.find('ls-user'), undefined);
+    const ok = await registerRaw('ls-user', 'pw-\\ufffd-aaaa');
+    assert.equal(ok.status, 200, ok.text);
+    const login = await server.request({ method: 'POST', path: '/api/auth/authenticate', body: '{"username":"ls-user","password":"pw-\\udfff-aaaa"}' });
+    assert.equal(login.status, 400, login.text);
+    assert.equal(login.headers['set-cookie'], undefined);
+  });
+
+  it('refuses a username with a lone surrogate (no path could name it afterwards)', async () => {
+    const res = await registerRaw('ls-\\ud800', 'password-1234');
+    assert.equal(res.status, 400, res.text);
+    assert.equal(server.running.store.size, 2);
+  });
+});
+

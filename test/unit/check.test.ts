@@ -105,11 +105,19 @@ describe('stringOf', () => {
     it(`refuses ${name} with the field's path`, () => assertRefused(check(value, 'field'), ['field']));
   }
 
-  it('counts a lone surrogate as one character', () => {
-    const one = stringOf({ minLength: 1, maxLength: 1 });
-    assertAccepted(one('\ud83d', 'f'), '\ud83d');
-    assertAccepted(one('\ude00', 'f'), '\ude00');
+  // A lone surrogate has no UTF-8 form: hashed or compared as UTF-8 it becomes U+FFFD, so
+  // "pw-\ud800" and "pw-\udfff" would be one password, and such a username one no path can name.
+  it('refuses lone surrogates, high, low or in the wrong order', () => {
+    const one = stringOf({ minLength: 1, maxLength: 10 });
+    assertRefused(one('\ud83d', 'f'), ['f']);
+    assertRefused(one('\ude00', 'f'), ['f']);
     assertRefused(one('\ude00\ud83d', 'f'), ['f']);
+    assertRefused(one('ab\ud800cd', 'f'), ['f']);
+  });
+
+  it('counts a surrogate pair as one character', () => {
+    const one = stringOf({ minLength: 1, maxLength: 1 });
+    assertAccepted(one('\ud83d\ude00', 'f'), '\ud83d\ude00');
   });
 
   describe('control characters', () => {
