@@ -42,7 +42,7 @@ export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: B
   const dir = dirname(path);
   const tempPath = join(dir, `.${basename(path)}.${process.pid}.${++tempCounter}.tmp`);
   const handle = await fs.open(tempPath, 'wx', 0o600);
-  let hasPrevious = false;
+  let previous: Previous = 'none';
   try {
     try {
       await writeAll(handle, data);
@@ -52,7 +52,7 @@ export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: B
     } finally {
       await handle.close();
     }
-    if (options.keepPrevious === true) hasPrevious = await linkPrevious(fs, path);
+    if (options.keepPrevious === true) previous = await linkPrevious(fs, path);
     await fs.rename(tempPath, path);
   } catch (error) {
     await fs.unlink(tempPath).catch(() => undefined);
@@ -62,14 +62,19 @@ export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: B
     await syncDirectory(fs, dir);
   } catch (error) {
     // Put the old content back so a change we report as failed is not the one the file shows.
-    if (options.keepPrevious === true && (await restorePrevious(fs, path, `${tempPath}.back`, hasPrevious))) throw error;
+    if (options.keepPrevious === true && (await restorePrevious(fs, path, `${tempPath}.back`, previous))) throw error;
     throw new RenamedButNotDurable(error);
   }
 }
 
-async function restorePrevious(fs: StoreFileSystem, path: string, backPath: string, hasPrevious: boolean): Promise<boolean> {
+/**
+ * Puts back what `path` held before the rename; false when that cannot be done. With no hard
+ * links there is no copy of the old content, and removing the file would lose both.
+ */
+async function restorePrevious(fs: StoreFileSystem, path: string, backPath: string, previous: Previous): Promise<boolean> {
+  if (previous === 'unavailable') return false;
   try {
-    if (hasPrevious) {
+    if (previous === 'linked') {
       await fs.link(`${path}.prev`, backPath);
       await fs.rename(backPath, path);
     } else {
@@ -93,17 +98,21 @@ async function writeAll(handle: Awaited<ReturnType<StoreFileSystem['open']>>, da
   }
 }
 
-/** Hard-links the current file as `.prev`; false when there is none yet or the file system has no hard links. */
-async function linkPrevious(fs: StoreFileSystem, path: string): Promise<boolean> {
+/** 'linked': the old content is at `.prev`; 'none': there was no file; 'unavailable': the file system has no hard links. */
+type Previous = 'linked' | 'none' | 'unavailable';
+
+/** Hard-links the current file as `.prev`. */
+async function linkPrevious(fs: StoreFileSystem, path: string): Promise<Previous> {
   const previous = `${path}.prev`;
   await fs.unlink(previous).catch((error: unknown) => {
     if (!isErrorCode(error, 'ENOENT')) throw error;
   });
   try {
     await fs.link(path, previous);
-    return true;
+    return 'linked';
   } catch (error) {
-    if (isErrorCode(error, 'ENOENT') || isErrorCode(error, 'EPERM') || isErrorCode(error, 'ENOTSUP')) return false;
+    if (isErrorCode(error, 'ENOENT')) return 'none';
+    if (isErrorCode(error, 'EPERM') || isErrorCode(error, 'ENOTSUP')) return 'unavailable';
     throw error;
   }
 }

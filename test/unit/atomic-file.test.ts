@@ -222,6 +222,21 @@ describe('writeFileAtomic', () => {
     assert.deepEqual(await readdir(dir), ['users.json']);
   });
 
+  for (const code of ['EPERM', 'ENOTSUP']) {
+    it(`keeps the file (RenamedButNotDurable) when the directory fsync fails on a file system without hard links (${code})`, async () => {
+      const dir = await tempDir();
+      const path = join(dir, 'users.json');
+      await writeFile(path, 'original', { mode: 0o600 });
+      const fs: StoreFileSystem = {
+        ...faultyFileSystem({ syncDirectory: async () => Promise.reject(ioError('EIO')) }),
+        link: async () => Promise.reject(ioError(code)),
+      };
+      await assert.rejects(writeFileAtomic(fs, path, Buffer.from('replacement'), { keepPrevious: true }), RenamedButNotDurable);
+      // Without a .prev to restore from, the file must not be removed as if it had never existed.
+      assert.equal(await readFile(path, 'utf8'), 'replacement');
+    });
+  }
+
   it('syncs the temp file, then renames, then syncs the directory', async () => {
     const dir = await tempDir();
     const path = join(dir, 'users.json');
