@@ -97,6 +97,12 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     if (['0', 'false', 'no', 'off'].includes(value)) return false;
     throw new SettingInvalid(`${describe(env)} must be true or false (got ${JSON.stringify(value)})`);
   };
+  // An empty host would listen on every interface, an empty directory be the working one.
+  const nonEmpty = (env: string): string => {
+    const value = text(env);
+    if (value.trim() === '') throw new SettingInvalid(`${describe(env)} must not be empty`);
+    return value;
+  };
   const choice = <T extends string>(env: string, allowed: readonly T[]): T => {
     const value = text(env);
     const found = allowed.find((candidate) => candidate === value);
@@ -121,9 +127,9 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
   }
 
   const config: Config = {
-    host: text('GATEHOUSE_HOST'),
+    host: nonEmpty('GATEHOUSE_HOST'),
     port: integer('GATEHOUSE_PORT', 0, 65535),
-    dataDir: resolve(text('GATEHOUSE_DATA_DIR')),
+    dataDir: resolve(nonEmpty('GATEHOUSE_DATA_DIR')),
     secret: secret === undefined || secret === '' ? undefined : secret,
     authMethod: choice('GATEHOUSE_AUTH', ['default', 'none'] as const),
     baseUri: normalizeBaseUri(text('GATEHOUSE_BASE_URI')),

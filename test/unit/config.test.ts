@@ -107,6 +107,11 @@ describe('buildConfig', () => {
     { name: 'a fractional port', values: { GATEHOUSE_PORT: '3000.5' } },
     { name: 'a port with spaces', values: { GATEHOUSE_PORT: ' 3000' } },
     { name: 'an empty port', values: { GATEHOUSE_PORT: '' } },
+    // Taken as a value, an empty host listened on every interface, and an empty data directory
+    // was the working directory (chmod 0700 and swept for temp files).
+    { name: 'an empty host', values: { GATEHOUSE_HOST: '' } },
+    { name: 'a host of spaces', values: { GATEHOUSE_HOST: '  ' } },
+    { name: 'an empty data directory', values: { GATEHOUSE_DATA_DIR: '' } },
     { name: 'a hexadecimal port', values: { GATEHOUSE_PORT: '0x50' } },
     { name: 'a scrypt N that is not a power of two', values: { GATEHOUSE_SCRYPT: '1000,8,1' } },
     { name: 'a scrypt cost with two fields', values: { GATEHOUSE_SCRYPT: '32768,8' } },
