@@ -48,11 +48,11 @@ export class InvalidPathParameter extends GatehouseError {
   }
 }
 
-/** Every token failure and every missing credential: one status, one body; the detail is `cause`. */
+/** Every token failure and every missing credential: one status, one body. */
 export class AuthRequired extends GatehouseError {
   readonly code = 'AUTH_REQUIRED';
-  constructor(options?: { cause: unknown }) {
-    super('Authentication is required.', options);
+  constructor() {
+    super('Authentication is required.');
   }
 }
 

@@ -1,4 +1,4 @@
-import { AuthRequired, NotAdministrator, TokenInvalid } from '../errors.js';
+import { AuthRequired, NotAdministrator } from '../errors.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import { isAdministrator } from '../validate/level.js';
 import type { SessionClaims, TokenCodec } from './jwt.js';
@@ -64,7 +64,8 @@ export function createSessionAuthenticator(deps: {
 
   const authenticate = (credentials: Credentials): Caller => {
     const result = check(credentials);
-    if ('refused' in result) throw new AuthRequired({ cause: new TokenInvalid(result.refused) });
+    // No cause: a 401 is never logged, so a TokenInvalid per refusal would be built for nobody.
+    if ('refused' in result) throw new AuthRequired();
     return result;
   };
 

@@ -6,14 +6,21 @@ export interface PublicError {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-// The one error -> status table. Odd statuses come from the contract:
-// spec section 7 makes a duplicate username and a missing user 500.
-const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+/** The `code` of every concrete error class in errors.ts. */
+type ErrorCode = {
+  [K in keyof typeof errors]: (typeof errors)[K] extends new (...args: never[]) => infer E ? (E extends errors.GatehouseError ? E['code'] : never) : never;
+}[keyof typeof errors];
+
+// The one error -> status table. Typed over every error's code, so a new error class without a
+// status does not compile (it would otherwise answer 500 and be logged as unexpected).
+// Odd statuses come from the contract: spec section 7 makes a duplicate username and a missing user 500.
+const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   VALIDATION_FAILED: 400,
   CLIENT_ABORTED: 400, // rarely seen: the client is usually gone
   INVALID_JSON: 400,
   INVALID_PATH_PARAMETER: 400,
   AUTH_REQUIRED: 401,
+  AUTH_TOKEN_INVALID: 401, // thrown by TokenCodec.verify; routes use AuthRequired
   INVALID_CREDENTIALS: 401,
   NOT_ADMINISTRATOR: 403,
   PROXY_REQUIRED: 403,
@@ -40,7 +47,7 @@ const INTERNAL: PublicError = {
 /** Maps any thrown value to what the client may see. Unknown errors never echo their message. */
 export function toPublicError(error: unknown): PublicError {
   if (!(error instanceof errors.GatehouseError)) return INTERNAL;
-  const status = STATUS_BY_CODE[error.code];
+  const status = (STATUS_BY_CODE as Readonly<Record<string, number>>)[error.code];
   if (status === undefined) return INTERNAL;
   const headers: Record<string, string> = {};
   if (error instanceof errors.MethodNotAllowed) headers['allow'] = error.allow.join(', ');
@@ -52,5 +59,5 @@ export function toPublicError(error: unknown): PublicError {
 
 /** True for errors we expect from clients; anything else is logged with its cause. */
 export function isExpectedError(error: unknown): boolean {
-  return error instanceof errors.GatehouseError && STATUS_BY_CODE[error.code] !== undefined && error.code !== 'STORE_WRITE_FAILED' && error.code !== 'STORE_OUTCOME_UNKNOWN';
+  return error instanceof errors.GatehouseError && toPublicError(error) !== INTERNAL && error.code !== 'STORE_WRITE_FAILED' && error.code !== 'STORE_OUTCOME_UNKNOWN';
 }
