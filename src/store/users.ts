@@ -208,8 +208,18 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
   }
 
   async function drain(): Promise<void> {
-    while (pending.length > 0) await commitBatch(pending.splice(0));
-    draining = undefined;
+    try {
+      while (pending.length > 0) {
+        const batch = pending.splice(0);
+        // commitBatch settles every job itself; a throw here is a bug (say, a value JSON cannot
+        // hold) before anything was written: fail the batch rather than stall every later change.
+        await commitBatch(batch).catch((error: unknown) => {
+          for (const job of batch) job.reject(error);
+        });
+      }
+    } finally {
+      draining = undefined;
+    }
   }
 
   return {

@@ -190,6 +190,19 @@ describe('openUserStore', () => {
     assert.equal((await reopened(dir)).find('same')?.level, 10);
   });
 
+  // Only a bug can make a batch throw outside its write (here: a value JSON cannot hold). It must
+  // fail that batch, not leave every later change waiting forever.
+  it('rejects a batch that cannot be serialized, and later changes still commit', async () => {
+    const dir = await tempDir();
+    const store = await openUserStore(dir, realFileSystem);
+    const broken = { ...user('broken'), credentialsChangedAt: 1n } as unknown as StoredUser;
+    await assert.rejects(store.change((view) => view.set(broken)), TypeError);
+    assert.equal(store.find('broken'), undefined);
+    await store.change((view) => view.set(user('after')));
+    assert.notEqual(store.find('after'), undefined);
+    await store.close();
+  });
+
   it('resolves close() once every queued change is written, and refuses later changes', async () => {
     const { dir, store } = await storeWith([]);
     void store.change((view) => addUser(view, user('a', 10)));
