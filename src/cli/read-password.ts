@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream';
+import { decodeUtf8Strict } from '../validate/utf8.js';
+import { UsageError } from './usage-error.js';
 
 export interface PasswordSource {
   readonly stdin: Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
@@ -25,27 +27,39 @@ function stripNewline(text: string): string {
   return text.replace(/\r?\n$/, '');
 }
 
+/** As HTTP bodies are: bytes that are not UTF-8 would otherwise become a different password. */
+function passwordText(bytes: Uint8Array): string {
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) throw new UsageError('the password is not valid UTF-8');
+  return text;
+}
+
 async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return passwordText(Buffer.concat(chunks));
 }
 
 function readLine(stream: Readable): Promise<string> {
   return new Promise((resolve, reject) => {
-    let text = '';
+    // Bytes, decoded once the line is whole: a character split across chunks stays one character.
+    let bytes = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
-      text += chunk.toString('utf8');
-      const newline = text.indexOf('\n');
-      if (newline >= 0) finish(text.slice(0, newline));
+      bytes = Buffer.concat([bytes, Buffer.from(chunk)]);
+      const newline = bytes.indexOf(0x0a);
+      if (newline >= 0) finish(bytes.subarray(0, newline));
     };
-    const onEnd = (): void => finish(text);
-    const finish = (line: string): void => {
+    const onEnd = (): void => finish(bytes);
+    const finish = (line: Buffer): void => {
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', reject);
       stream.pause();
-      resolve(stripNewline(`${line}\n`));
+      try {
+        resolve(stripNewline(`${passwordText(line)}\n`));
+      } catch (error) {
+        reject(error);
+      }
     };
     stream.on('data', onData);
     stream.once('end', onEnd);
@@ -60,7 +74,9 @@ function readHidden(io: PasswordSource, prompt: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     const onData = (chunk: Buffer): void => {
-      for (const char of chunk.toString('utf8')) {
+      const typed = decodeUtf8Strict(chunk);
+      if (typed === undefined) return done(new UsageError('the password is not valid UTF-8'));
+      for (const char of typed) {
         if (char === '\u0003') return done(new Error('interrupted'));
         if (char === '\r' || char === '\n') return done();
         if (char === '\u007f' || char === '\b') text = text.slice(0, -1);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { BodyTooLarge, ClientAborted, InvalidJson, UnsupportedMediaType } from '../errors.js';
+import { decodeUtf8Strict } from '../validate/utf8.js';
 
 export const MAX_JSON_DEPTH = 32;
 
@@ -66,15 +67,11 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   });
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** Invalid UTF-8 is refused rather than silently turned into U+FFFD (which could merge two usernames). */
 function decodeUtf8(bytes: Buffer): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw new InvalidJson('The body is not valid UTF-8.');
-  }
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) throw new InvalidJson('The body is not valid UTF-8.');
+  return text;
 }
 
 /** JSON.parse, then refuses `__proto__` and `constructor.prototype` keys and deep nesting. */

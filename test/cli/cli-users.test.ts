@@ -34,7 +34,7 @@ function modeOf(path: string): number {
 
 describe('gatehouse users on a stopped data directory', () => {
   let dataDir = '';
-  const users = (args: string[], stdin?: string): Promise<RunResult> => runCli(['users', ...args, '--data-dir', dataDir], stdin === undefined ? {} : { stdin });
+  const users = (args: string[], stdin?: string | Buffer): Promise<RunResult> => runCli(['users', ...args, '--data-dir', dataDir], stdin === undefined ? {} : { stdin });
 
   before(async () => {
     assertBuilt();
@@ -95,6 +95,18 @@ describe('gatehouse users on a stopped data directory', () => {
     assertExit(result, 2, 'an empty password');
     assert.equal(readFileSync(join(dataDir, 'users.json'), 'utf8'), before);
   });
+
+  // Over HTTP such bytes are refused; read leniently they became U+FFFD, a password other than
+  // the one typed (and the same as for any other invalid bytes in that place).
+  for (const [how, args] of [['with --password-stdin', ['--password-stdin']], ['from a piped line', []]] as const) {
+    it(`users passwd refuses a password that is not valid UTF-8 ${how}: exit 2, nothing changed`, async () => {
+      const before = readFileSync(join(dataDir, 'users.json'), 'utf8');
+      const result = await users(['passwd', 'alice', ...args], Buffer.from([0x70, 0x77, 0xff, 0xfe, 0x0a]));
+      assertExit(result, 2, 'a password that is not UTF-8');
+      assert.match(result.stderr, /UTF-8/);
+      assert.equal(readFileSync(join(dataDir, 'users.json'), 'utf8'), before);
+    });
+  }
 
   it('users set-level raises and lowers a level, accepting names and numbers', async () => {
     assertOk(await users(['add', 'bob', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin'], BOB_PASSWORD), 'users add bob');

@@ -82,7 +82,7 @@ interface StartOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly cwd?: string | undefined;
   /** Written to a piped stdin, which is then closed. Without it stdin is ignored (/dev/null). */
-  readonly stdin?: string;
+  readonly stdin?: string | Buffer;
 }
 
 const children = new Set<ChildProcess>();
@@ -204,7 +204,7 @@ const LISTENING = /listening on (http:\/\/[^\s"]+)/;
 export interface RunOptions {
   readonly env?: EnvOverrides;
   /** Written to stdin, which is then closed. Without it stdin is closed at once. */
-  readonly stdin?: string;
+  readonly stdin?: string | Buffer;
   readonly cwd?: string;
   readonly timeoutMs?: number;
 }
