@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { StoreClosed, StoreWriteFailed } from '../errors.js';
 import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
+import { isPlainObject } from '../validate/check.js';
 import type { SessionClaims } from './jwt.js';
 
 export const REVOCATIONS_FILE = 'revoked-tokens.json';
@@ -46,20 +47,29 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
   let isClosed = false;
 
   async function load(): Promise<void> {
-    let parsed: unknown;
+    let text: string;
     try {
-      parsed = JSON.parse((await fs.readFile(path)).toString('utf8'));
+      text = (await fs.readFile(path)).toString('utf8');
     } catch (error) {
       if (isErrorCode(error, 'ENOENT')) return;
+      const code = (error as { code?: unknown }).code;
+      throw new Error(`The revocation file ${path} cannot be read (${typeof code === 'string' ? code : String(error)}).`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
       throw new Error(`The revocation file ${path} is not valid JSON. Remove it to start with none (logged-out tokens become usable until they expire).`);
     }
-    const document = parsed as { entries?: unknown; cutoffs?: unknown };
-    if (!Array.isArray(document.entries) || !Array.isArray(document.cutoffs)) throw new Error(`The revocation file ${path} is not in the expected format.`);
-    for (const item of document.entries as unknown[]) {
+    if (!isPlainObject(parsed) || !Array.isArray(parsed['entries']) || !Array.isArray(parsed['cutoffs'])) {
+      throw new Error(`The revocation file ${path} is not in the expected format.`);
+    }
+    const document = parsed as { entries: unknown[]; cutoffs: unknown[] };
+    for (const item of document.entries) {
       const [digest, username, exp] = Array.isArray(item) ? item : [];
       if (typeof digest === 'string' && typeof username === 'string' && typeof exp === 'number') entries.set(digest, { username, exp });
     }
-    for (const item of document.cutoffs as unknown[]) {
+    for (const item of document.cutoffs) {
       const [username, before, until] = Array.isArray(item) ? item : [];
       if (typeof username === 'string' && typeof before === 'number' && typeof until === 'number') cutoffs.set(username, { before, until });
     }
