@@ -19,6 +19,11 @@ import { EXIT_OK, UsageError } from './usage-error.js';
 // refuses while a service runs there. It goes through the same validators and store rules.
 const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
 
+/** The environment as the offline commands see it: the service's own settings (even invalid ones) are not theirs to check. */
+function offlineEnv(env: CliIo['env']): CliIo['env'] {
+  return Object.fromEntries(OFFLINE_SETTINGS.map((spec) => [spec.env, env[spec.env]]));
+}
+
 export const USERS_HELP = `Usage: gatehouse users COMMAND [options]
 
 Administers accounts while the service is stopped.
@@ -92,7 +97,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     io.stdout.write(USERS_HELP);
     return EXIT_OK;
   }
-  const config = configFrom(values, io.env);
+  const config = configFrom(values, offlineEnv(io.env));
   const name = positionals[0] === undefined ? '' : valid(checkUsername, positionals[0], 'NAME');
   const nowSeconds = Math.floor(Date.now() / 1000);
   const newPasswordHash = async (): Promise<string> => {
@@ -160,7 +165,7 @@ export async function secretCommand(args: readonly string[], io: CliIo): Promise
   if (io.env['GATEHOUSE_SECRET'] !== undefined && io.env['GATEHOUSE_SECRET'] !== '') {
     throw new Error('GATEHOUSE_SECRET is set, so the secret file is not used: change GATEHOUSE_SECRET instead and restart the service.');
   }
-  const config = configFrom(values, io.env);
+  const config = configFrom(values, offlineEnv(io.env));
   const { lock } = await openDataDir(config.dataDir, { isService: false });
   try {
     await writeNewSecret(realFileSystem, config.dataDir);

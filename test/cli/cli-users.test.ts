@@ -108,6 +108,14 @@ describe('gatehouse users on a stopped data directory', () => {
     });
   }
 
+  // The service's settings are not the offline commands' business: a bad GATEHOUSE_PORT in the
+  // environment of a box where the service runs must not stop `users list`.
+  it('users list ignores settings only the service reads, even invalid ones', async () => {
+    const result = await runCli(['users', 'list', '--data-dir', dataDir], { env: { GATEHOUSE_PORT: 'http', GATEHOUSE_HOST: '', GATEHOUSE_LOG_LEVEL: 'loud' } });
+    assertOk(result, 'users list with service-only settings set badly');
+    assert.ok(listed(result).some((line) => line.startsWith('alice\t')), result.stdout);
+  });
+
   it('users set-level raises and lowers a level, accepting names and numbers', async () => {
     assertOk(await users(['add', 'bob', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin'], BOB_PASSWORD), 'users add bob');
     assert.deepEqual(listed(await users(['list'])).sort(), ['alice\tADMINISTRATOR', 'bob\tUSER']);
