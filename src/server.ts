@@ -8,7 +8,7 @@ import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSessionAuthenticator } from './auth/session.js';
 import type { Config } from './config.js';
-import { createProxyTrust } from './http/client-address.js';
+import { createProxyTrust, isLoopbackAddress } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
@@ -119,5 +119,5 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 }
 
 function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+  return host === 'localhost' || isLoopbackAddress(host);
 }

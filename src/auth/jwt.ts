@@ -26,7 +26,9 @@ export const MAX_TOKEN_LENGTH = 4096;
 // Tolerance for `iat` slightly ahead of our clock (a token from a peer with a fast clock).
 export const IAT_SKEW_SECONDS = 60;
 
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
+export const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** HMAC-SHA256 keys shorter than the hash output are weaker than the MAC (RFC 2104 section 3). */
+export const MIN_SECRET_BYTES = 32;
 // An HMAC-SHA256 is 32 bytes: 43 base64url characters without padding.
 const SIGNATURE_LENGTH = 43;
 const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
@@ -42,7 +44,7 @@ const MAX_CACHED_PAYLOADS = 10_000;
 
 /** Creates a signer/verifier bound to one secret (at least 32 bytes). */
 export function createTokenCodec(secret: Buffer): TokenCodec {
-  if (secret.length < 32) throw new TypeError('the token secret must be at least 32 bytes');
+  if (secret.length < MIN_SECRET_BYTES) throw new TypeError(`the token secret must be at least ${MIN_SECRET_BYTES} bytes`);
   const key: KeyObject = createSecretKey(secret);
   const mac = (signingInput: string): string => createHmac('sha256', key).update(signingInput).digest('base64url');
   const payloads = new Map<string, Readonly<Record<string, unknown>>>();

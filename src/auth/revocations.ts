@@ -13,7 +13,6 @@ export interface RevocationList {
   isRevoked(token: string, claims: SessionClaims): boolean;
   /** Remembers the token until its `exp`; resolves once that is on disk (throws StoreWriteFailed). */
   revoke(token: string, claims: SessionClaims, nowSeconds: number): Promise<void>;
-  readonly size: number;
   /** Refuses later revocations (StoreClosed) and waits for the last write. */
   close(): Promise<void>;
 }
@@ -104,9 +103,6 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
   }
 
   return {
-    get size() {
-      return entries.size;
-    },
     isRevoked(token, claims) {
       if (cutoffs.size > 0) {
         const cutoff = cutoffs.get(claims.username);

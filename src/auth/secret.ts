@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
+import { BASE64URL, MIN_SECRET_BYTES } from './jwt.js';
 
 export const SECRET_FILE = 'secret';
-export const MIN_SECRET_LENGTH = 32;
 
 export class SecretInvalid extends Error {}
 
 /** The secret from GATEHOUSE_SECRET (at least 32 characters); throws SecretInvalid when it is shorter. */
 export function secretFromEnvironment(value: string): Buffer {
-  if (value.length < MIN_SECRET_LENGTH) {
-    throw new SecretInvalid(`GATEHOUSE_SECRET must be at least ${MIN_SECRET_LENGTH} characters (it has ${value.length}). Generate one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"`);
+  if (value.length < MIN_SECRET_BYTES) {
+    throw new SecretInvalid(`GATEHOUSE_SECRET must be at least ${MIN_SECRET_BYTES} characters (it has ${value.length}). Generate one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"`);
   }
   return Buffer.from(value, 'utf8');
 }
@@ -37,8 +37,8 @@ export async function writeNewSecret(fs: StoreFileSystem, dataDir: string): Prom
 function parseSecretFile(path: string, text: string): Buffer {
   const encoded = text.trim();
   const secret = Buffer.from(encoded, 'base64url');
-  if (!/^[A-Za-z0-9_-]+$/.test(encoded) || secret.length < 32) {
-    throw new SecretInvalid(`The secret file ${path} does not hold at least 32 base64url-encoded bytes. Remove it to have a new one made (every session ends).`);
+  if (!BASE64URL.test(encoded) || secret.length < MIN_SECRET_BYTES) {
+    throw new SecretInvalid(`The secret file ${path} does not hold at least ${MIN_SECRET_BYTES} base64url-encoded bytes. Remove it to have a new one made (every session ends).`);
   }
   return secret;
 }

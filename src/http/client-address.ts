@@ -69,7 +69,7 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
     },
     isTrustedPeer(req) {
       const address = socketAddress(req);
-      return address === '::1' || address.startsWith('127.') || (entries.length > 0 && isTrusted(address));
+      return isLoopbackAddress(address) || (entries.length > 0 && isTrusted(address));
     },
     isForwardedHttps(req) {
       if (entries.length === 0 || !isTrusted(socketAddress(req))) return false;
@@ -78,4 +78,9 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
       return typeof proto === 'string' && proto.split(',').pop()?.trim().toLowerCase() === 'https';
     },
   };
+}
+
+/** 127.0.0.0/8 or ::1, as an address string (no host names). */
+export function isLoopbackAddress(address: string): boolean {
+  return address === '::1' || address.startsWith('127.');
 }

@@ -50,7 +50,6 @@ export interface UserView {
 }
 
 export interface UserStore {
-  readonly path: string;
   readonly size: number;
   /** Goes up with every committed change: lets callers cache what they derive from the users. */
   readonly version: number;
@@ -171,8 +170,9 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
     for (const [name, user] of overlay) if (user !== null) overlaySerialized.set(name, serializeUser(user));
     const parts: string[] = [];
     for (const [name, text] of serialized) {
-      if (!overlay.has(name)) parts.push(text);
-      else if (overlay.get(name) !== null) parts.push(overlaySerialized.get(name) ?? '');
+      // A changed user is written in its new form; a removed one has no entry there.
+      const replaced = overlay.has(name) ? overlaySerialized.get(name) : text;
+      if (replaced !== undefined) parts.push(replaced);
     }
     for (const [name, text] of overlaySerialized) if (!committed.has(name)) parts.push(text);
     const document = `{"format":${USERS_FORMAT},"users":[\n${parts.join(',\n')}\n]}\n`;
@@ -223,7 +223,6 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
   }
 
   return {
-    path,
     get size() {
       return committed.size;
     },

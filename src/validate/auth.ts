@@ -8,14 +8,13 @@ export const MAX_USERNAME_LENGTH = 256;
 export const MAX_PASSWORD_LENGTH = 1024;
 
 export const checkUsername = stringOf({ minLength: 1, maxLength: MAX_USERNAME_LENGTH });
-const anyPassword = stringOf({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH, allowControlCharacters: true });
 
 export function passwordChecker(minLength: number): Checker<string> {
   return stringOf({ minLength: Math.max(1, minLength), maxLength: MAX_PASSWORD_LENGTH, allowControlCharacters: true });
 }
 
 /** Login: any stored password was valid when set, so only the absolute bounds apply here. */
-export const checkAuthenticateBody = objectOf({ username: checkUsername, password: anyPassword });
+export const checkAuthenticateBody = objectOf({ username: checkUsername, password: passwordChecker(1) });
 export type AuthenticateBody = CheckedType<typeof checkAuthenticateBody>;
 
 /** The fields a register body must have and an update body may have. */
