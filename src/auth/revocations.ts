@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { StoreClosed, StoreWriteFailed } from '../errors.js';
-import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
+import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
+import { isErrorCode, RenamedButNotDurable, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import { isPlainObject } from '../validate/check.js';
 import type { SessionClaims } from './jwt.js';
@@ -39,8 +39,9 @@ const digestOf = (token: string): string => createHash('sha256').update(token).d
  */
 export async function openRevocationList(fs: StoreFileSystem, dataDir: string, maxEntries: number, tokenTtlSeconds: number): Promise<RevocationList> {
   const path = join(dataDir, REVOCATIONS_FILE);
-  const entries = new Map<string, Entry>();
-  const cutoffs = new Map<string, Cutoff>();
+  // Replaced as a whole once a change is on disk, so memory never refuses what the file does not.
+  let entries = new Map<string, Entry>();
+  let cutoffs = new Map<string, Cutoff>();
   await load();
   let writing: Promise<void> = Promise.resolve();
   let isClosed = false;
@@ -74,12 +75,12 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     }
   }
 
-  function prune(nowSeconds: number): void {
+  function prune(entries: Map<string, Entry>, cutoffs: Map<string, Cutoff>, nowSeconds: number): void {
     for (const [digest, entry] of entries) if (entry.exp <= nowSeconds) entries.delete(digest);
     for (const [username, cutoff] of cutoffs) if (cutoff.until <= nowSeconds) cutoffs.delete(username);
   }
 
-  function collapseBusiestUser(nowSeconds: number): void {
+  function collapseBusiestUser(entries: Map<string, Entry>, cutoffs: Map<string, Cutoff>, nowSeconds: number): void {
     const counts = new Map<string, number>();
     let busiest = '';
     let most = 0;
@@ -92,7 +93,7 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     for (const [digest, entry] of entries) if (entry.username === busiest) entries.delete(digest);
   }
 
-  function serialize(): Buffer {
+  function serialize(entries: Map<string, Entry>, cutoffs: Map<string, Cutoff>): Buffer {
     return Buffer.from(
       JSON.stringify({
         format: 1,
@@ -116,16 +117,27 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     },
     revoke(token, claims, nowSeconds) {
       if (isClosed) return Promise.reject(new StoreClosed());
-      prune(nowSeconds);
-      if (entries.size >= maxEntries) collapseBusiestUser(nowSeconds);
-      entries.set(digestOf(token), { username: claims.username, exp: claims.exp });
-      // Writes are chained so two logouts never interleave; each waits for its own snapshot.
-      const snapshot = serialize();
-      const write = writing.then(() => writeFileAtomic(fs, path, snapshot));
-      writing = write.catch(() => undefined);
-      return write.catch((error: unknown) => {
-        throw new StoreWriteFailed({ cause: error });
+      const digest = digestOf(token);
+      // Chained, so each change starts from the last one on disk. It is made on copies and takes
+      // effect once written: a logout answered "not applied" has not been (nor after a restart).
+      const write = writing.then(async () => {
+        const nextEntries = new Map(entries);
+        const nextCutoffs = new Map(cutoffs);
+        prune(nextEntries, nextCutoffs, nowSeconds);
+        if (nextEntries.size >= maxEntries) collapseBusiestUser(nextEntries, nextCutoffs, nowSeconds);
+        nextEntries.set(digest, { username: claims.username, exp: claims.exp });
+        try {
+          await writeFileAtomic(fs, path, serialize(nextEntries, nextCutoffs));
+        } catch (error) {
+          if (!(error instanceof RenamedButNotDurable)) throw new StoreWriteFailed({ cause: error });
+          // The file shows the change (rolling back failed): memory follows the file.
+          [entries, cutoffs] = [nextEntries, nextCutoffs];
+          throw new StoreOutcomeUnknown({ cause: error });
+        }
+        [entries, cutoffs] = [nextEntries, nextCutoffs];
       });
+      writing = write.catch(() => undefined);
+      return write;
     },
   };
 }

@@ -392,6 +392,32 @@ describe('storage faults through the service', () => {
 });
 
 // A real file system that runs out of space: tmpfs of 256 KiB (needs root and mount).
+describe('a logout whose revocation cannot be saved (--revoke-on-logout)', () => {
+  let faults: FaultyFileSystem;
+  let server: TestServer;
+  before(async () => {
+    faults = faultyFileSystem();
+    server = await startTestServer({ GATEHOUSE_REVOKE_ON_LOGOUT: '1' }, { fileSystem: faults.fs });
+  });
+  after(() => server.close());
+
+  // "Not applied" must be true: the token neither refused now nor after a restart, the cookie
+  // not cleared; once the disk recovers, logout works.
+  it('answers 5xx, keeps the session working as the file says, and revokes once the fault clears', async () => {
+    const token = await registerUser(server, 'rv-admin', { level: 10 });
+    faults.hooks = { rename: (from) => {
+      if (basename(from).startsWith('.revoked-tokens.json')) throw injected('ENOSPC');
+    } };
+    const res = await server.request({ path: '/api/auth/logout', token });
+    assertStorageError(res, 'logout with a failing revocation write');
+    assert.equal(res.headers['set-cookie'], undefined);
+    assert.equal((await server.request({ path: '/api/auth/verify', token })).status, 200, 'refused in memory but not on disk');
+    faults.hooks = {};
+    assert.equal((await server.request({ path: '/api/auth/logout', token })).status, 200);
+    assert.equal((await server.request({ path: '/api/auth/verify', token })).status, 401);
+  });
+});
+
 describe('a real tmpfs that fills up', () => {
   let mountPoint = '';
   let mountError: string | undefined;
