@@ -11,7 +11,10 @@ export const REVOCATIONS_FILE = 'revoked-tokens.json';
 export interface RevocationList {
   /** True when this exact token was revoked, or its user's tokens up to its `iat` were. */
   isRevoked(token: string, claims: SessionClaims): boolean;
-  /** Remembers the token until its `exp`; resolves once that is on disk (throws StoreWriteFailed). */
+  /**
+   * Remembers the token until its `exp`; takes effect and resolves once that is on disk. Throws
+   * StoreWriteFailed (nothing changed) or StoreOutcomeUnknown (in the file, durability unknown).
+   */
   revoke(token: string, claims: SessionClaims, nowSeconds: number): Promise<void>;
   /** Refuses later revocations (StoreClosed) and waits for the last write. */
   close(): Promise<void>;
