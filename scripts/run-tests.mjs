@@ -1,21 +1,38 @@
-// Runs every test/**/*.test.ts with node's test runner through tsx.
-// Node 20's --test takes no globs, so the files are found here.
+// Runs test files with node's test runner through tsx. Node 20's --test takes no globs, so the
+// files are found here.
+//   node scripts/run-tests.mjs                  every test/**/*.test.ts except test/suites/
+//   node scripts/run-tests.mjs --suite NAME     test/suites/NAME/**/*.test.ts: suites that need
+//                                               outside programs (nginx, Caddy, Chromium, root)
+//   node scripts/run-tests.mjs FILE...          just these files
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const SUITES_DIR = join(root, 'test', 'suites');
 
-function findTests(dir) {
+function findTests(dir, skip) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return findTests(path);
+    if (entry.isDirectory()) return path === skip ? [] : findTests(path, skip);
     return entry.name.endsWith('.test.ts') ? [relative(root, path)] : [];
   });
 }
 
-const files = (only.length > 0 ? only : findTests(join(root, 'test'))).sort();
+let files;
+if (args[0] === '--suite') {
+  const suite = args[1] ?? '';
+  const dir = join(SUITES_DIR, suite);
+  if (!/^[a-z0-9-]+$/.test(suite) || !existsSync(dir)) {
+    console.error(`no test suite ${JSON.stringify(suite)} under test/suites`);
+    process.exit(1);
+  }
+  files = findTests(dir, undefined);
+} else {
+  files = args.length > 0 ? args : findTests(join(root, 'test'), SUITES_DIR);
+}
+files.sort();
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
