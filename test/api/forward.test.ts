@@ -426,6 +426,19 @@ describe('{base}/api/auth/forward', () => {
     });
   });
 
+  describe('with --auth none', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ GATEHOUSE_AUTH: 'none' });
+    });
+    after(() => server.close());
+
+    it('lets no one through: the built-in _config administrator is not a session', async () => {
+      assertRefused(await forward(server), 401);
+      assertRefused(await forward(server, { token: signToken({ username: '_config', iat: nowSeconds(server), exp: nowSeconds(server) + 60 }) }), 401);
+    });
+  });
+
   describe('under a base URI', () => {
     let server: TestServer;
     let token: string;
