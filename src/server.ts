@@ -8,7 +8,7 @@ import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSessionAuthenticator } from './auth/session.js';
 import type { Config } from './config.js';
-import { createProxyTrust, isLoopbackAddress } from './http/client-address.js';
+import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
@@ -41,7 +41,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const now = options.now ?? Date.now;
   const fs = options.fileSystem ?? realFileSystem;
   const proxyTrust = createProxyTrust(config.trustProxy);
-  if (config.authMethod === 'none' && !isLoopback(config.host) && config.trustProxy.length === 0) {
+  if (config.authMethod === 'none' && !isLoopbackHost(config.host) && config.trustProxy.length === 0) {
     throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
   }
   const secret = config.secret === undefined ? undefined : secretFromEnvironment(config.secret);
@@ -116,8 +116,4 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     lock.release();
     throw error;
   }
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || isLoopbackAddress(host);
 }

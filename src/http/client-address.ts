@@ -80,7 +80,24 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
   };
 }
 
-/** 127.0.0.0/8 or ::1, as an address string (no host names). */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * True for an IP literal in 127.0.0.0/8 or ::1, in any spelling Node parses (`0:0:0:0:0:0:0:1`,
+ * `::ffff:127.0.0.1`). A host name is never loopback here, even one starting with "127.".
+ */
 export function isLoopbackAddress(address: string): boolean {
-  return address === '::1' || address.startsWith('127.');
+  const family = isIP(address);
+  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * A `--host` that only this machine can reach: a loopback literal, or exactly `localhost`
+ * (RFC 6761 keeps that name on loopback; `LOCALHOST`, `localhost.` or `localhost.evil` are
+ * other names and are refused).
+ */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || isLoopbackAddress(host);
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { createProxyTrust, normalizeAddress, throttleKeyOf } from '../../src/http/client-address.js';
+import { createProxyTrust, isLoopbackAddress, isLoopbackHost, normalizeAddress, throttleKeyOf } from '../../src/http/client-address.js';
 
 function fakeRequest(remoteAddress: string | undefined, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress }, headers } as unknown as IncomingMessage;
@@ -154,4 +154,54 @@ describe('throttleKeyOf', () => {
     assert.equal(throttleKeyOf('2001:db8:a:b::1'), throttleKeyOf('2001:db8:a:b:ffff:ffff:ffff:ffff'));
     assert.notEqual(throttleKeyOf('2001:db8:a:b::1'), throttleKeyOf('2001:db8:a:c::1'));
   });
+});
+
+describe('isLoopbackAddress', () => {
+  // Only IP literals: `--auth none` starts without --trust-proxy only on loopback, and a host
+  // name that merely starts with "127." resolves wherever its owner likes (issue 12, item 11).
+  const cases: ReadonlyArray<[string, boolean]> = [
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['127.255.255.255', true],
+    ['::1', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['0000:0000:0000:0000:0000:0000:0000:0001', true],
+    ['::ffff:127.0.0.1', true],
+    ['127.evil.example', false],
+    ['127.0.0.1.nip.io', false],
+    ['127.0.0.1 ', false],
+    ['127.1', false],
+    ['127.0.0', false],
+    ['128.0.0.1', false],
+    ['126.255.255.255', false],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['::2', false],
+    ['[::1]', false],
+    ['localhost', false],
+    ['', false],
+  ];
+  for (const [address, expected] of cases) {
+    it(`answers ${String(expected)} for ${JSON.stringify(address)}`, () => assert.equal(isLoopbackAddress(address), expected));
+  }
+});
+
+describe('isLoopbackHost', () => {
+  const cases: ReadonlyArray<[string, boolean]> = [
+    ['localhost', true],
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['::1', true],
+    ['LOCALHOST', false],
+    ['Localhost', false],
+    ['localhost.', false],
+    ['localhost.evil', false],
+    ['evil.localhost', false],
+    ['127.evil.example', false],
+    ['127.0.0.1.nip.io', false],
+    ['0.0.0.0', false],
+  ];
+  for (const [host, expected] of cases) {
+    it(`answers ${String(expected)} for --host ${JSON.stringify(host)}`, () => assert.equal(isLoopbackHost(host), expected));
+  }
 });
