@@ -67,6 +67,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       baseUri: config.baseUri,
       proxyTrust,
       logger,
+      maxBodyBytes: config.maxBodyBytes,
     });
     const server = createServer(
       {
@@ -78,8 +79,10 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         // client would otherwise hold its socket three times longer than configured.
         connectionsCheckingInterval: 1_000,
       },
-      app,
+      app.handleRequest,
     );
+    // Expect: 100-continue: the app answers 100 only for a body it will read, 413 for one over the cap.
+    server.on('checkContinue', app.handleCheckContinue);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
