@@ -142,11 +142,14 @@ describe('connections', () => {
       const connection = await openRawConnection(server.port);
       try {
         await connection.write(jsonHead('POST', '/api/auth/authenticate', 70_000));
-        await connection.write(`{"username":"${'x'.repeat(69_986)}"}`);
+        const body = `{"username":"${'x'.repeat(69_985)}"}`;
+        assert.equal(body.length, 70_000);
+        await connection.write(body);
         assert.ok(await connection.waitFor((text) => text.includes('BODY_TOO_LARGE')), connection.text());
-        await connection.write(`GET /api/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: jwt=${user.token}\r\n\r\n`);
+        await connection.write('GET /api/auth/pipelined-after-413 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
         assert.equal(await connection.waitForClose(10_000), true, 'the server never closed the connection');
         assert.deepEqual(statusesIn(connection.text()), [413]);
+        assert.deepEqual(server.logs.filter((line) => line.includes('pipelined-after-413')), [], 'the bytes after the body were parsed as a request');
       } finally {
         connection.destroy();
       }
@@ -198,9 +201,10 @@ describe('connections', () => {
         assert.ok(await connection.waitFor((text) => text.endsWith('}')), connection.text());
         assert.deepEqual(statusesIn(connection.text()), [401]);
         assert.match(connection.text(), /\r\nConnection: close\r\n/i);
-        await connection.write(`${body}GET /api/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: jwt=${user.token}\r\n\r\n`);
+        await connection.write(`${body}GET /api/auth/pipelined-after-401 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
         assert.equal(await connection.waitForClose(10_000), true);
-        assert.deepEqual(statusesIn(connection.text()), [401], 'the bytes after the unread body were parsed as a request');
+        assert.deepEqual(statusesIn(connection.text()), [401]);
+        assert.deepEqual(server.logs.filter((line) => line.includes('pipelined-after-401')), [], 'the bytes after the unread body were parsed as a request');
         assert.equal(connection.error(), undefined, 'the client was reset instead of closed');
       } finally {
         connection.destroy();
