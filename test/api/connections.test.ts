@@ -95,6 +95,16 @@ describe('connections', () => {
       });
     }
 
+    it('answers a complete 413 to a client that writes a whole 10 MB chunked body before reading', { timeout: 60_000 }, async () => {
+      // One chunk of 10 MB: the cap is crossed while reading, not declared.
+      const head = `POST /api/auth/authenticate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${TEN_MB.toString(16)}\r\n`;
+      const res = await uploadThenRead(server.port, head, TEN_MB);
+      assert.equal(res.writeError, undefined, `the upload was cut after ${res.bytesWritten} bytes`);
+      assert.equal(res.status, 413, res.text.slice(0, 300));
+      assert.equal(res.headers['connection'], 'close');
+      assert.equal((JSON.parse(res.body) as { code: string }).code, 'BODY_TOO_LARGE');
+    });
+
     it('answers 413 at once to Expect: 100-continue with a declared length over the cap, before any body is sent', async () => {
       for (const path of ['/api/auth/authenticate', '/api/auth/register', '/api/auth/verify', '/api/auth/users']) {
         const connection = await openRawConnection(server.port);
