@@ -1,13 +1,16 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { announcesBody } from './http/body.js';
+import { createBodyPolicy } from './http/body-policy.js';
 import type { ProxyTrust } from './http/client-address.js';
 import { readCookie } from './http/cookies.js';
 import { isExpectedError, toPublicError } from './http/errors.js';
+import type { LingerLimits } from './http/lingering-close.js';
 import { parseQuery } from './http/query.js';
 import { sendJson } from './http/respond.js';
 import { createRouter } from './http/router.js';
 import type { Logger } from './log/logger.js';
-import type { Handler, RequestContext, Route } from './routes/context.js';
+import type { RequestContext, Route } from './routes/context.js';
 
 export interface AppOptions {
   /** Routes under the base URI (the API). */
@@ -17,15 +20,30 @@ export interface AppOptions {
   readonly baseUri: string;
   readonly proxyTrust: ProxyTrust;
   readonly logger: Logger;
+  /** The body cap: also what a route that takes no body reads and drops at most. */
+  readonly maxBodyBytes: number;
+  /** How a connection closed under a client still sending lingers; tests shorten it. */
+  readonly lingerLimits?: LingerLimits;
 }
 
-/** Builds the request listener. No I/O happens here; everything it needs is passed in. */
-export function createApp(options: AppOptions): RequestListener {
+export interface App {
+  /** node:http's 'request' listener. */
+  readonly handleRequest: RequestListener;
+  /** node:http's 'checkContinue' listener: the same, for a request that waits for 100 Continue. */
+  readonly handleCheckContinue: RequestListener;
+}
+
+/** Builds the request listeners. No I/O happens here; everything it needs is passed in. */
+export function createApp(options: AppOptions): App {
   const { baseUri, logger, proxyTrust } = options;
-  const router = createRouter<Handler>([
-    ...options.rootRoutes,
-    ...options.apiRoutes.map((route) => ({ ...route, path: `${baseUri}${route.path}` })),
-  ]);
+  const router = createRouter<Route>(
+    [...options.rootRoutes, ...options.apiRoutes.map((route) => ({ ...route, path: `${baseUri}${route.path}` }))].map((route) => ({
+      method: route.method,
+      path: route.path,
+      handler: route,
+    })),
+  );
+  const bodyPolicy = createBodyPolicy(options.maxBodyBytes, options.lingerLimits);
   const isRequestLogged = logger.isEnabled('info');
 
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {
@@ -35,15 +53,15 @@ export function createApp(options: AppOptions): RequestListener {
       return;
     }
     const { status, body, headers } = toPublicError(error);
-    // A body we did not read to the end would be parsed as the next request: close instead.
-    sendJson(res, status, body, req.complete ? headers : Object.assign({}, headers, { connection: 'close' }));
+    // A body still arriving would be parsed as the next request: close (gracefully) instead.
+    sendJson(res, status, body, bodyPolicy.closeIfBodyPending(req) ? Object.assign({}, headers, { connection: 'close' }) : headers);
   };
 
   const logRequest = (req: IncomingMessage, res: ServerResponse, path: string, address: string, startedAt: number): void => {
     logger.request(req.method ?? '', path, res.statusCode, Math.round((performance.now() - startedAt) * 100) / 100, address);
   };
 
-  return (req, res) => {
+  const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
     const startedAt = performance.now();
     const address = proxyTrust.clientAddress(req);
     const url = req.url ?? '/';
@@ -51,6 +69,7 @@ export function createApp(options: AppOptions): RequestListener {
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
     try {
       const match = router.match(req.method ?? 'GET', path);
+      const route = match.handler;
       const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
       const cookieToken = readCookie(req.headers.cookie, 'jwt');
       const queryToken = query['token'];
@@ -65,7 +84,9 @@ export function createApp(options: AppOptions): RequestListener {
           queryToken: queryToken === '' ? undefined : queryToken,
         },
       };
-      const pending = match.handler(ctx);
+      // Most requests announce no body and expect nothing: the handler runs at once.
+      const admitted = expectsContinue || announcesBody(req) ? bodyPolicy.admit(route.body, req, res, expectsContinue) : undefined;
+      const pending = admitted === undefined ? route.handler(ctx) : admitted.then(() => route.handler(ctx));
       if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, path, error));
     } catch (error) {
       fail(req, res, path, error);
@@ -75,6 +96,11 @@ export function createApp(options: AppOptions): RequestListener {
     // paying for a listener per request.
     if (res.writableEnded) logRequest(req, res, path, address, startedAt);
     else res.once('close', () => logRequest(req, res, path, address, startedAt));
+  };
+
+  return {
+    handleRequest: (req, res) => dispatch(req, res, false),
+    handleCheckContinue: (req, res) => dispatch(req, res, true),
   };
 }
 

@@ -9,7 +9,7 @@ import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSessionAuthenticator } from './auth/session.js';
 import type { Config } from './config.js';
-import { createProxyTrust, isLoopbackAddress } from './http/client-address.js';
+import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { forwardRoutes } from './routes/forward.js';
@@ -44,7 +44,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const now = options.now ?? Date.now;
   const fs = options.fileSystem ?? realFileSystem;
   const proxyTrust = createProxyTrust(config.trustProxy);
-  if (config.authMethod === 'none' && !isLoopback(config.host) && config.trustProxy.length === 0) {
+  if (config.authMethod === 'none' && !isLoopbackHost(config.host) && config.trustProxy.length === 0) {
     throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
   }
   const secret = config.secret === undefined ? undefined : secretFromEnvironment(config.secret);
@@ -74,6 +74,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       baseUri: config.baseUri,
       proxyTrust,
       logger,
+      maxBodyBytes: config.maxBodyBytes,
     });
     const server = createServer(
       {
@@ -85,8 +86,10 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         // client would otherwise hold its socket three times longer than configured.
         connectionsCheckingInterval: 1_000,
       },
-      app,
+      app.handleRequest,
     );
+    // Expect: 100-continue: the app answers 100 only for a body it will read, 413 for one over the cap.
+    server.on('checkContinue', app.handleCheckContinue);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => {
@@ -127,8 +130,4 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 
 function sha256Base64(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('base64');
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || isLoopbackAddress(host);
 }

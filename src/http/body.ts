@@ -14,6 +14,20 @@ function isJsonContentType(header: string): boolean {
   });
 }
 
+/** True when the request announces a body: a Content-Length other than 0, or any Transfer-Encoding. */
+export function announcesBody(req: IncomingMessage): boolean {
+  const { headers } = req;
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const declaredLength = headers['content-length'];
+  return declaredLength !== undefined && declaredLength !== '0';
+}
+
+/** True when the request's Content-Length is above `maxBytes` (node:http has already checked it is a number). */
+export function isDeclaredTooLarge(req: IncomingMessage, maxBytes: number): boolean {
+  const declaredLength = req.headers['content-length'];
+  return declaredLength !== undefined && Number(declaredLength) > maxBytes;
+}
+
 /**
  * Reads a JSON body of at most `maxBytes`. No body at all reads as undefined. Throws
  * UnsupportedMediaType (a form or text body could be a cross-site request: login CSRF),
@@ -21,15 +35,27 @@ function isJsonContentType(header: string): boolean {
  * (syntax, prototype keys, nesting deeper than MAX_JSON_DEPTH).
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const declaredLength = req.headers['content-length'];
-  const hasBody = req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
-  if (!hasBody) return undefined;
+  if (!announcesBody(req)) return undefined;
   const contentType = req.headers['content-type'];
   if (contentType === undefined || !isJsonContentType(contentType)) throw new UnsupportedMediaType();
-  if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw new BodyTooLarge(maxBytes);
+  if (isDeclaredTooLarge(req, maxBytes)) throw new BodyTooLarge(maxBytes);
+  const chunks: Buffer[] = [];
+  const received = await receive(req, maxBytes, chunks);
+  return parseJson(decodeUtf8(Buffer.concat(chunks, received)));
+}
 
+/**
+ * Reads a body no one wants to its end and drops it, never more than `maxBytes`. Throws
+ * BodyTooLarge (declared, or as soon as the cap is crossed) or ClientAborted.
+ */
+export async function discardBody(req: IncomingMessage, maxBytes: number): Promise<void> {
+  if (isDeclaredTooLarge(req, maxBytes)) throw new BodyTooLarge(maxBytes);
+  await receive(req, maxBytes, undefined);
+}
+
+/** Reads the body to its end, keeping the chunks in `chunks` when given; resolves with the byte count. */
+function receive(req: IncomingMessage, maxBytes: number, chunks: Buffer[] | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
     let received = 0;
     const cleanup = (): void => {
       req.off('data', onData);
@@ -40,21 +66,17 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
       if (received > maxBytes) {
-        // Stop reading at once; the error response closes the connection (app.ts).
+        // Stop reading at once; the error answer closes the connection (http/body-policy.ts).
         cleanup();
         req.pause();
         reject(new BodyTooLarge(maxBytes));
         return;
       }
-      chunks.push(chunk);
+      chunks?.push(chunk);
     };
     const onEnd = (): void => {
       cleanup();
-      try {
-        resolve(parseJson(decodeUtf8(Buffer.concat(chunks, received))));
-      } catch (error) {
-        reject(error);
-      }
+      resolve(received);
     };
     const onAbort = (): void => {
       cleanup();

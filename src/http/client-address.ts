@@ -17,7 +17,8 @@ export function normalizeAddress(address: string): string {
 
 /**
  * The key a client address is throttled under: IPv4 as is, IPv6 by its /64, since one host
- * commonly holds a whole /64 and could otherwise rotate through endless addresses.
+ * commonly holds a whole /64 and could otherwise rotate through endless addresses. Anything
+ * else (an unparseable X-Forwarded-For hop kept as text) is a bucket of its own.
  */
 export function throttleKeyOf(address: string): string {
   if (isIP(address) !== 6) return address;
@@ -26,6 +27,29 @@ export function throttleKeyOf(address: string): string {
   const tailGroups = tail === '' ? [] : tail.split(':');
   const groups = address.includes('::') ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups] : headGroups;
   return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** The longest unparseable X-Forwarded-For hop kept as a client key; longer ones are cut. */
+export const MAX_RAW_HOP_LENGTH = 64;
+
+/**
+ * One trimmed, non-empty X-Forwarded-For hop as a client address: `203.0.113.9:4711` gives
+ * 203.0.113.9, `[2001:db8::5]:4711` and `[2001:db8::5]` give 2001:db8::5, IPv4-mapped is
+ * normalized. Anything else (`unknown`, RFC 7239's `_hidden`, garbage) is keyed on its own
+ * text: at most MAX_RAW_HOP_LENGTH characters, each outside printable ASCII replaced by `?`,
+ * so it is one bucket of its own, safe in a log line, and never the proxy's address.
+ */
+export function parseHop(text: string): string {
+  if (isIP(text) !== 0) return normalizeAddress(text);
+  const portMatch = /^(.*):\d{1,5}$/.exec(text);
+  const host = portMatch === null ? text : (portMatch[1] ?? '');
+  if (host.startsWith('[') && host.endsWith(']')) {
+    const inside = host.slice(1, -1);
+    if (isIP(inside) === 6) return normalizeAddress(inside);
+  } else if (portMatch !== null && isIP(host) === 4) {
+    return host;
+  }
+  return text.slice(0, MAX_RAW_HOP_LENGTH).replace(/[^\x20-\x7e]/g, '?');
 }
 
 /** Parses `--trust-proxy` entries (addresses or CIDRs); throws TypeError on a bad entry. */
@@ -57,11 +81,14 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
       if (entries.length === 0 || !isTrusted(address)) return address;
       const forwarded = req.headers['x-forwarded-for'];
       if (typeof forwarded !== 'string') return address;
-      // Walk from the nearest hop back; the first address we do not trust is the client.
-      const hops = forwarded.split(',').map((hop) => normalizeAddress(hop.trim()));
+      // Walk from the nearest hop back; the first hop we do not trust is the client, whatever
+      // it is: an unparseable hop cannot be trusted, and walking past it would reach hops the
+      // client wrote itself.
+      const hops = forwarded.split(',');
       for (let i = hops.length - 1; i >= 0; i--) {
-        const hop = hops[i] ?? '';
-        if (isIP(hop) === 0) return address;
+        const text = (hops[i] ?? '').trim();
+        if (text === '') continue;
+        const hop = parseHop(text);
         address = hop;
         if (!isTrusted(hop)) return hop;
       }
@@ -80,7 +107,24 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
   };
 }
 
-/** 127.0.0.0/8 or ::1, as an address string (no host names). */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * True for an IP literal in 127.0.0.0/8 or ::1, in any spelling Node parses (`0:0:0:0:0:0:0:1`,
+ * `::ffff:127.0.0.1`). A host name is never loopback here, even one starting with "127.".
+ */
 export function isLoopbackAddress(address: string): boolean {
-  return address === '::1' || address.startsWith('127.');
+  const family = isIP(address);
+  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * A `--host` that only this machine can reach: a loopback literal, or exactly `localhost`
+ * (RFC 6761 keeps that name on loopback; `LOCALHOST`, `localhost.` or `localhost.evil` are
+ * other names and are refused).
+ */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || isLoopbackAddress(host);
 }

@@ -18,12 +18,21 @@ function cookieValue(raw: string): string {
  */
 export function readCookie(header: string | undefined, wanted: string): string | undefined {
   if (header === undefined) return undefined;
+  const length = header.length;
   let start = 0;
-  while (start < header.length) {
+  // The first "=" at or after `start` (`length` when there is none). It is searched for again
+  // only once the scan has passed it, so each character is looked at a bounded number of times:
+  // searching from every segment start to the end of the header made 16 KB of ";" cost 134
+  // million steps (issue 12).
+  let equals = -1;
+  while (start < length) {
     let end = header.indexOf(';', start);
-    if (end < 0) end = header.length;
-    const equals = header.indexOf('=', start);
-    if (equals >= 0 && equals < end && header.slice(start, equals).trim() === wanted) return cookieValue(header.slice(equals + 1, end));
+    if (end < 0) end = length;
+    if (equals < start) {
+      equals = header.indexOf('=', start);
+      if (equals < 0) equals = length;
+    }
+    if (equals < end && header.slice(start, equals).trim() === wanted) return cookieValue(header.slice(equals + 1, end));
     start = end + 1;
   }
   return undefined;

@@ -100,16 +100,16 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       if (!deps.proxyTrust.isTrustedPeer(ctx.req)) throw new ProxyRequired();
     };
     return [
-      { method: 'POST', path: '/api/auth/authenticate', handler: async (ctx) => {
+      { method: 'POST', path: '/api/auth/authenticate', body: 'json', handler: async (ctx) => {
         guard(ctx);
         await readJsonBody(ctx.req, config.maxBodyBytes);
         sendJson(ctx.res, 200, { success: true, ...builtIn });
       } },
-      { method: 'GET', path: '/api/auth/verify', handler: (ctx) => {
+      { method: 'GET', path: '/api/auth/verify', body: 'none', handler: (ctx) => {
         guard(ctx);
         sendRawJson(ctx.res, 200, verifyBody);
       } },
-      { method: 'GET', path: '/api/auth/logout', handler: (ctx) => {
+      { method: 'GET', path: '/api/auth/logout', body: 'none', handler: (ctx) => {
         guard(ctx);
         sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain }) });
       } },
@@ -120,6 +120,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     {
       method: 'POST',
       path: '/api/auth/authenticate',
+      body: 'json',
       async handler(ctx) {
         const body = checked(checkAuthenticateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         // Throttled attempts are refused before any hashing: an attacker cannot buy scrypt time.
@@ -150,6 +151,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     {
       method: 'POST',
       path: '/api/auth/register',
+      body: 'json',
       async handler(ctx) {
         // Spec section 5.7: once users exist, credentials come first (401 / 403, no cookie),
         // before any of the body is read.
@@ -183,6 +185,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     {
       method: 'GET',
       path: '/api/auth/verify',
+      body: 'none',
       handler(ctx) {
         if (store.size === 0) {
           sendJson(ctx.res, 200, { initialUser: true, configs });
@@ -205,6 +208,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     {
       method: 'GET',
       path: '/api/auth/logout',
+      body: 'none',
       async handler(ctx) {
         const caller = session.authenticate(ctx.credentials);
         if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, nowSeconds());
@@ -214,6 +218,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     {
       method: 'GET',
       path: '/api/auth/users',
+      body: 'none',
       handler(ctx) {
         session.requireAdministrator(ctx.credentials);
         if (userList?.version !== store.version) {
@@ -227,6 +232,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     {
       method: 'PATCH',
       path: '/api/auth/users/:username',
+      body: 'json',
       async handler(ctx) {
         const caller = session.requireAdministrator(ctx.credentials);
         const target = usernameFromPath(ctx.param);
@@ -248,6 +254,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     {
       method: 'DELETE',
       path: '/api/auth/users/:username',
+      body: 'none',
       async handler(ctx) {
         const caller = session.requireAdministrator(ctx.credentials);
         const target = usernameFromPath(ctx.param);

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Credentials, SessionAuthenticator } from '../auth/session.js';
 import { AuthRequired, NotAdministrator, ServiceStopping, UnknownLevel } from '../errors.js';
 import { toPublicError } from '../http/errors.js';
@@ -23,8 +23,6 @@ export interface ForwardRouteDeps {
 const MAX_ORIGINAL_QUERY_LENGTH = 8192;
 const MAX_URL_LENGTH = 8192;
 
-const CLOSE: Readonly<Record<string, string>> = Object.freeze({ connection: 'close' });
-
 /**
  * `{base}/api/auth/forward`: the decision for a reverse proxy's auth subrequest (nginx
  * auth_request, Caddy forward_auth, Traefik forwardAuth), for every method, from the headers
@@ -47,13 +45,13 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
     {
       method: ANY_METHOD,
       path: '/api/auth/forward',
+      // Never read, never 413: nginx may pass on the original request's Content-Length without
+      // sending a byte. The body policy closes the connection when one was announced.
+      body: 'ignored',
       handler(ctx) {
         const { req, res } = ctx;
-        // The body is never read. One that was announced (nginx may pass on the original
-        // request's Content-Length without sending a byte) must not be parsed as a next request.
-        const close = isBodyAnnounced(req) ? CLOSE : undefined;
         if (isStopping()) {
-          sendRawJson(res, 503, stoppingBody, close);
+          sendRawJson(res, 503, stoppingBody);
           return;
         }
         const level = ctx.query['level'];
@@ -62,19 +60,19 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
             isUnknownLevelLogged = true;
             logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { level: level.slice(0, 64) });
           }
-          sendRawJson(res, 403, unknownLevelBody, close);
+          sendRawJson(res, 403, unknownLevelBody);
           return;
         }
         const caller = session.check(credentialsOf(ctx.credentials, req.headers));
         if ('refused' in caller) {
           const location = loginLocation(ctx.query['login'], req.headers, allowedRedirectHosts);
-          if (location === undefined) sendRawJson(res, 401, unauthenticatedBody, close);
-          else sendRawJson(res, 302, unauthenticatedBody, close === undefined ? { location } : { location, connection: 'close' });
+          if (location === undefined) sendRawJson(res, 401, unauthenticatedBody);
+          else sendRawJson(res, 302, unauthenticatedBody, { location });
           return;
         }
         const { user } = caller;
         if (level === 'ADMINISTRATOR' && !isAdministrator(user.level)) {
-          sendRawJson(res, 403, notAdministratorBody, close);
+          sendRawJson(res, 403, notAdministratorBody);
           return;
         }
         let headers = allowedHeaders.get(user);
@@ -82,15 +80,10 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
           headers = Object.freeze({ 'remote-user': percentEncodeHeaderValue(user.username), 'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER' });
           allowedHeaders.set(user, headers);
         }
-        sendRawJson(res, 200, allowedBody, close === undefined ? headers : Object.assign({}, headers, CLOSE));
+        sendRawJson(res, 200, allowedBody, headers);
       },
     },
   ];
-}
-
-function isBodyAnnounced(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
 /**

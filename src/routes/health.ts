@@ -10,6 +10,7 @@ export function healthRoutes(isStopping: () => boolean): Route[] {
     {
       method: 'GET',
       path: '/healthz',
+      body: 'none',
       handler: (ctx) => (isStopping() ? sendJson(ctx.res, 503, { status: 'unavailable' }) : sendJson(ctx.res, 200, { status: 'ok' })),
     },
   ];

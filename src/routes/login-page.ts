@@ -158,7 +158,7 @@ ${MAIN}})();
 export function loginPageRoutes(page: LoginPage): Route[] {
   const handler: Route['handler'] = (ctx) => sendStatic(ctx.res, 200, page.body, page.headers);
   return [
-    { method: 'GET', path: '/login', handler },
-    { method: 'HEAD', path: '/login', handler },
+    { method: 'GET', path: '/login', body: 'none', handler },
+    { method: 'HEAD', path: '/login', body: 'none', handler },
   ];
 }

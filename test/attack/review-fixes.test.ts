@@ -132,6 +132,20 @@ describe('attack: --auth none answers only its proxy', () => {
     assert.equal(createProxyTrust([]).isTrustedPeer(peer('203.0.113.9')), false);
   });
 
+  // Refused before the port is opened, so none of these names is ever looked up.
+  for (const host of ['127.evil.example', '127.0.0.1.nip.io', 'localhost.evil', 'LOCALHOST', 'localhost.', '127.1', '0.0.0.0', '::']) {
+    it(`refuses to start --auth none on --host ${host} without --trust-proxy`, async () => {
+      await assert.rejects(startTestServer({ GATEHOUSE_AUTH: 'none', GATEHOUSE_HOST: host }), /--auth none .* refused on /);
+    });
+  }
+
+  for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) {
+    it(`starts --auth none on --host ${host}`, async () => {
+      const server = await startTestServer({ GATEHOUSE_AUTH: 'none', GATEHOUSE_HOST: host });
+      await server.close();
+    });
+  }
+
   it('serves loopback callers in none mode', async () => {
     const server = await startTestServer({ GATEHOUSE_AUTH: 'none' });
     try {

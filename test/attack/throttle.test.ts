@@ -163,6 +163,23 @@ describe('attack: login throttle', () => {
       assert.equal((await login(server, 'tp-q', 'bad', { 'x-forwarded-for': `198.51.100.2, ${real}` })).status, 401);
       assertThrottled(await login(server, 'tp-r', 'bad', { 'x-forwarded-for': `198.51.100.3, ${real}` }), 900);
     });
+
+    it('keeps a client named "unknown" and one at 1.2.3.4:5 apart from each other and from the proxy (issue 12, item 9)', async () => {
+      const unknown = { 'x-forwarded-for': 'unknown' };
+      const withPort = { 'x-forwarded-for': '1.2.3.4:5' };
+      assert.equal((await login(server, 'tp-unk-1', 'bad', unknown)).status, 401);
+      assert.equal((await login(server, 'tp-unk-2', 'bad', unknown)).status, 401);
+      assertThrottled(await login(server, 'tp-unk-3', 'bad', unknown), 900);
+      // The other client, and the proxy's own address, have their own buckets.
+      assert.equal((await login(server, 'tp-port-1', 'bad', withPort)).status, 401);
+      assert.equal((await login(server, 'tp-port-2', 'bad', withPort)).status, 401);
+      assertThrottled(await login(server, 'tp-port-3', 'bad', { 'x-forwarded-for': '1.2.3.4:6' }), 900);
+      assert.equal((await login(server, 'tp-direct', 'bad')).status, 401);
+      await new Promise((resolve) => setImmediate(resolve));
+      const failures = loginFailedLines(server).filter((line) => /^tp-(unk|port)-/.test(String(line.fields['username'])));
+      assert.deepEqual(failures.map((line) => line.fields['address']), ['unknown', 'unknown', '1.2.3.4', '1.2.3.4']);
+      for (const line of failures) assert.match(line.raw, /"event":"login_failed","address":"(unknown|1\.2\.3\.4)","username":/);
+    });
   });
 
   describe('without a trusted proxy (2 failures per address)', () => {

@@ -1,7 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_JSON_DEPTH, parseJson } from '../../src/http/body.js';
-import { InvalidJson } from '../../src/errors.js';
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { announcesBody, discardBody, isDeclaredTooLarge, MAX_JSON_DEPTH, parseJson } from '../../src/http/body.js';
+import { BodyTooLarge, InvalidJson } from '../../src/errors.js';
+
+/** A request stream with `headers` that yields `chunks`. */
+function fakeRequest(headers: Record<string, string>, chunks: readonly Buffer[] = []): IncomingMessage & { consumed: () => number } {
+  let consumed = 0;
+  const stream = Readable.from(
+    (function* () {
+      for (const chunk of chunks) {
+        consumed += chunk.length;
+        yield chunk;
+      }
+    })(),
+    { objectMode: false },
+  );
+  return Object.assign(stream, { headers, consumed: () => consumed }) as unknown as IncomingMessage & { consumed: () => number };
+}
 
 function assertInvalid(text: string): void {
   assert.throws(
@@ -64,5 +81,50 @@ describe('parseJson', () => {
   it('allows many siblings at the same shallow depth', () => {
     const wide = JSON.stringify({ list: Array.from({ length: 1000 }, (_, i) => ({ i })) });
     assert.deepEqual(parseJson(wide), JSON.parse(wide));
+  });
+});
+
+describe('announcesBody', () => {
+  const cases: ReadonlyArray<[string, Record<string, string>, boolean]> = [
+    ['no length and no transfer coding', {}, false],
+    ['Content-Length: 0', { 'content-length': '0' }, false],
+    ['Content-Length: 1', { 'content-length': '1' }, true],
+    ['Transfer-Encoding: chunked', { 'transfer-encoding': 'chunked' }, true],
+  ];
+  for (const [name, headers, expected] of cases) {
+    it(`answers ${String(expected)} for ${name}`, () => assert.equal(announcesBody(fakeRequest(headers)), expected));
+  }
+});
+
+describe('isDeclaredTooLarge', () => {
+  it('compares the declared length with the cap, and a chunked body declares nothing', () => {
+    assert.equal(isDeclaredTooLarge(fakeRequest({ 'content-length': '1024' }), 1024), false);
+    assert.equal(isDeclaredTooLarge(fakeRequest({ 'content-length': '1025' }), 1024), true);
+    assert.equal(isDeclaredTooLarge(fakeRequest({ 'content-length': '10000000000' }), 1024), true);
+    assert.equal(isDeclaredTooLarge(fakeRequest({ 'transfer-encoding': 'chunked' }), 1024), false);
+  });
+});
+
+describe('discardBody', () => {
+  const kib = Buffer.alloc(1024, 0x61);
+
+  it('reads a body within the cap to its end', async () => {
+    const req = fakeRequest({ 'transfer-encoding': 'chunked' }, [kib, kib]);
+    await discardBody(req, 2048);
+    assert.equal(req.consumed(), 2048);
+  });
+
+  it('refuses a declared length over the cap without reading', async () => {
+    const req = fakeRequest({ 'content-length': '2049' }, [kib, kib, kib]);
+    await assert.rejects(discardBody(req, 2048), BodyTooLarge);
+    assert.equal(req.consumed(), 0);
+  });
+
+  it('stops reading as soon as a chunked body crosses the cap', async () => {
+    const chunks = Array.from({ length: 100 }, () => kib);
+    const req = fakeRequest({ 'transfer-encoding': 'chunked' }, chunks);
+    await assert.rejects(discardBody(req, 2048), BodyTooLarge);
+    // The stream may read ahead up to its 16 KiB high-water mark; never all 100 KiB.
+    assert.ok(req.consumed() <= 20 * 1024, `${req.consumed()} bytes were read for a cap of 2048`);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { createProxyTrust, normalizeAddress, throttleKeyOf } from '../../src/http/client-address.js';
+import { createProxyTrust, isLoopbackAddress, isLoopbackHost, normalizeAddress, throttleKeyOf } from '../../src/http/client-address.js';
 
 function fakeRequest(remoteAddress: string | undefined, headers: Record<string, string> = {}): IncomingMessage {
   return { socket: { remoteAddress }, headers } as unknown as IncomingMessage;
@@ -63,7 +63,28 @@ describe('createProxyTrust', () => {
       { name: 'answers an IPv6 client', xff: '2001:db8::42', expected: '2001:db8::42' },
       { name: 'answers the socket when the header is absent', xff: undefined, expected: '10.1.2.3' },
       { name: 'answers the socket when the header is empty', xff: '', expected: '10.1.2.3' },
-      { name: 'answers the socket when the nearest hop is garbage', xff: '198.51.100.1, garbage', expected: '10.1.2.3' },
+      // Issue 12, item 9: ports, brackets and unparseable hops.
+      { name: 'parses the port off an IPv4 hop', xff: '203.0.113.9:4711', expected: '203.0.113.9' },
+      { name: 'parses brackets and port off an IPv6 hop', xff: '[2001:db8::5]:4711', expected: '2001:db8::5' },
+      { name: 'parses brackets off an IPv6 hop without a port', xff: '[2001:db8::5]', expected: '2001:db8::5' },
+      { name: 'normalizes a bracketed IPv4-mapped hop', xff: '[::ffff:198.51.100.1]:80', expected: '198.51.100.1' },
+      { name: 'takes an unbracketed IPv6 hop as a whole address', xff: '2001:db8::5:4711', expected: '2001:db8::5:4711' },
+      { name: 'treats a trusted hop with a port as trusted', xff: '198.51.100.1, 10.0.0.7:8080', expected: '198.51.100.1' },
+      { name: 'treats a trusted bracketed hop as trusted', xff: '198.51.100.1, [::1]:8080', expected: '198.51.100.1' },
+      { name: 'keys an unparseable nearest hop on its text, not on the proxy', xff: '198.51.100.1, garbage', expected: 'garbage' },
+      { name: 'keys "unknown" on its text', xff: 'unknown', expected: 'unknown' },
+      { name: 'keys an RFC 7239 obfuscated identifier on its text', xff: '_hidden', expected: '_hidden' },
+      { name: 'stops at an unparseable hop behind trusted hops: it is the client', xff: '198.51.100.1, unknown, 10.0.0.7', expected: 'unknown' },
+      { name: 'keys a port that is not a number on the hop text', xff: '203.0.113.9:http', expected: '203.0.113.9:http' },
+      { name: 'keys an empty port on the hop text', xff: '203.0.113.9:', expected: '203.0.113.9:' },
+      { name: 'keys a bracketed IPv4 on the hop text', xff: '[203.0.113.9]:80', expected: '[203.0.113.9]:80' },
+      { name: 'keys an unclosed bracket on the hop text', xff: '[2001:db8::5', expected: '[2001:db8::5' },
+      { name: 'keys a quoted hop on its text', xff: '"[2001:db8::5]:4711"', expected: '"[2001:db8::5]:4711"' },
+      { name: 'keeps inner spaces and trims outer ones', xff: '  not an address\t', expected: 'not an address' },
+      { name: 'replaces control and non-ASCII characters with "?"', xff: 'bad\u0001hop\u007f\u0085\u00e9', expected: 'bad?hop???' },
+      { name: 'caps an unparseable hop at 64 characters', xff: `${'x'.repeat(200)}`, expected: 'x'.repeat(64) },
+      { name: 'skips empty hops', xff: '198.51.100.1, , 10.0.0.7,', expected: '198.51.100.1' },
+      { name: 'answers the socket when every hop is empty', xff: ' , ,', expected: '10.1.2.3' },
       { name: 'answers the leftmost hop when every hop is trusted', xff: '10.0.0.1, 10.0.0.2', expected: '10.0.0.1' },
       { name: 'believes a trusted IPv6 loopback proxy', socket: '::1', xff: '198.51.100.1', expected: '198.51.100.1' },
       { name: 'believes a trusted proxy reached over ::ffff:', socket: '::ffff:10.0.0.9', xff: '198.51.100.1', expected: '198.51.100.1' },
@@ -145,6 +166,9 @@ describe('throttleKeyOf', () => {
     { address: '2001:DB8:0001:0002:ffff::1', expected: '2001:db8:1:2::/64' },
     { address: '2001:db8::1', expected: '2001:db8:0:0::/64' },
     { address: '::1', expected: '0:0:0:0::/64' },
+    // An unparseable X-Forwarded-For hop is its own bucket (issue 12, item 9).
+    { address: 'unknown', expected: 'unknown' },
+    { address: '_hidden', expected: '_hidden' },
   ];
   for (const { address, expected } of cases) {
     it(`keys ${address} as ${expected}`, () => assert.equal(throttleKeyOf(address), expected));
@@ -154,4 +178,54 @@ describe('throttleKeyOf', () => {
     assert.equal(throttleKeyOf('2001:db8:a:b::1'), throttleKeyOf('2001:db8:a:b:ffff:ffff:ffff:ffff'));
     assert.notEqual(throttleKeyOf('2001:db8:a:b::1'), throttleKeyOf('2001:db8:a:c::1'));
   });
+});
+
+describe('isLoopbackAddress', () => {
+  // Only IP literals: `--auth none` starts without --trust-proxy only on loopback, and a host
+  // name that merely starts with "127." resolves wherever its owner likes (issue 12, item 11).
+  const cases: ReadonlyArray<[string, boolean]> = [
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['127.255.255.255', true],
+    ['::1', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['0000:0000:0000:0000:0000:0000:0000:0001', true],
+    ['::ffff:127.0.0.1', true],
+    ['127.evil.example', false],
+    ['127.0.0.1.nip.io', false],
+    ['127.0.0.1 ', false],
+    ['127.1', false],
+    ['127.0.0', false],
+    ['128.0.0.1', false],
+    ['126.255.255.255', false],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['::2', false],
+    ['[::1]', false],
+    ['localhost', false],
+    ['', false],
+  ];
+  for (const [address, expected] of cases) {
+    it(`answers ${String(expected)} for ${JSON.stringify(address)}`, () => assert.equal(isLoopbackAddress(address), expected));
+  }
+});
+
+describe('isLoopbackHost', () => {
+  const cases: ReadonlyArray<[string, boolean]> = [
+    ['localhost', true],
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['::1', true],
+    ['LOCALHOST', false],
+    ['Localhost', false],
+    ['localhost.', false],
+    ['localhost.evil', false],
+    ['evil.localhost', false],
+    ['127.evil.example', false],
+    ['127.0.0.1.nip.io', false],
+    ['0.0.0.0', false],
+  ];
+  for (const [host, expected] of cases) {
+    it(`answers ${String(expected)} for --host ${JSON.stringify(host)}`, () => assert.equal(isLoopbackHost(host), expected));
+  }
 });
