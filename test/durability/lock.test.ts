@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
@@ -71,6 +71,8 @@ describe('the data directory lock (built service)', () => {
   it('takes over a lock file that names no valid pid (torn or garbage)', async () => {
     const dir = await dataDir();
     await writeFile(join(dir, 'gatehouse.lock'), 'not json', { mode: 0o600 });
+    // Older than the lease expiry: a fresh unreadable file is watched for that long first.
+    await utimes(join(dir, 'gatehouse.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     const service = await spawnService({ args: serveArgs(dir) });
     assert.equal(await lockHolder(dir), service.pid);
     await service.stop('SIGTERM');
@@ -89,14 +91,15 @@ describe('the data directory lock (built service)', () => {
   // Two starts at once after a crash (a supervisor restarting while an operator starts it by
   // hand): both read the stale lock, both unlink "it", both create "their" lock, and both run.
   // Node start-up jitter hides the window when whole servers race, so this races the built
-  // lock code itself (dist/store/lock.js) in two processes released at the same instant.
+  // lock code itself (dist/store/lock.js) in two processes released at the same instant. The
+  // winner holds (and renews) for a while: the loser sees the renewal and refuses.
   it('never lets two processes racing for a stale lock both take it', { timeout: 60_000 }, async () => {
     const lockModule = pathToFileURL(join(CLI_PATH, '..', 'store', 'lock.js')).href;
     const taker = `
       import { lockDataDir } from ${JSON.stringify(lockModule)};
       const [dir, at] = process.argv.slice(-2);
       while (Date.now() < Number(at)) {}
-      try { await lockDataDir(dir); process.stdout.write('took'); setTimeout(() => {}, 200); }
+      try { await lockDataDir(dir, { purpose: 'race', timing: { renewEveryMs: 50, expiryMs: 1000, pollMs: 10 } }); process.stdout.write('took'); setTimeout(() => {}, 500); }
       catch (error) { process.stdout.write('refused: ' + error.message); }`;
     const race = (dir: string, at: number): Promise<string> =>
       new Promise((resolve) => {
@@ -110,6 +113,7 @@ describe('the data directory lock (built service)', () => {
     for (let trial = 0; trial < 10 && doubles.length === 0; trial++) {
       const dir = await dataDir();
       await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify({ pid: stale })}\n`, { mode: 0o600 });
+      await utimes(join(dir, 'gatehouse.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
       const at = Date.now() + 300;
       const outcomes = await Promise.all([race(dir, at), race(dir, at)]);
       assert.ok(outcomes.some((outcome) => outcome === 'took'), `neither process took the lock: ${outcomes.join(' / ')}`);
