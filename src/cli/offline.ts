@@ -72,9 +72,16 @@ function parseLevel(text: string | undefined): AccessLevel {
  */
 async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>): Promise<T> {
   const { lock } = await openDataDir(dataDir, { purpose, onWait: (message) => io.stderr.write(`gatehouse: ${message}\n`) });
+  const lostLease = (): DataDirLockLost => new DataDirLockLost(dataDir, 'its lease ran out or was taken over while the command ran');
   try {
-    const result = await work(guardWrites(realFileSystem, lock, dataDir));
-    if (!lock.isHeld()) throw new DataDirLockLost(dataDir, 'its lease ran out or was taken over while the command ran');
+    let result: T;
+    try {
+      result = await work(guardWrites(realFileSystem, lock, dataDir));
+    } catch (error) {
+      // The store reports a refused write as "not saved": say why.
+      throw lock.isHeld() ? error : lostLease();
+    }
+    if (!lock.isHeld()) throw lostLease();
     return result;
   } finally {
     await lock.release();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
-import { CLI_PATH, runToExit, spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
+import { childEnv, CLI_PATH, CLIENT_JSON, runCli, runToExit, spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
 after(async () => {
@@ -121,4 +121,40 @@ describe('the data directory lock (built service)', () => {
     }
     assert.deepEqual(doubles, [], 'two processes held the same data directory');
   });
+
+  it('a service whose lease is taken over stops writing and exits 1 with a line that says so', { timeout: 60_000 }, async () => {
+    const dir = await dataDir();
+    const service = await spawnService({ args: serveArgs(dir) });
+    await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify(otherHolder())}\n`, { mode: 0o600 });
+    const exit = await service.waitForExit(15_000);
+    assert.deepEqual(exit, { code: 1, signal: null }, service.output());
+    assert.match(service.stderr(), /stopping: lost the lock on the data directory .*another process took the lock over: Gatehouse \(serve\) on host \\?"elsewhere\\?", pid 1/);
+    assert.equal(JSON.parse(await readFile(join(dir, 'gatehouse.lock'), 'utf8')).nonce, 'c'.repeat(32), 'the new holder keeps its lock');
+  });
+
+  it('an offline command whose lease is taken over during the password prompt fails and writes nothing', { timeout: 60_000 }, async () => {
+    const dir = await dataDir();
+    const added = await runCli(['users', 'add', 'alice', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin', '--data-dir', dir], { stdin: 'first password' });
+    assert.equal(added.code, 0, added.stderr);
+    const before = await readFile(join(dir, 'users.json'), 'utf8');
+    const child = spawn(process.execPath, [CLI_PATH, 'users', 'passwd', 'alice', '--password-stdin', '--data-dir', dir], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    // Wait until it holds the lock (it reads the password while holding it).
+    for (let i = 0; i < 200 && !(await readFile(join(dir, 'gatehouse.lock'), 'utf8').catch(() => '')).includes('users passwd'); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify(otherHolder())}\n`, { mode: 0o600 });
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // past one renewal
+    child.stdin.end('second password');
+    assert.equal(await exited, 1, stderr);
+    assert.match(stderr, /lost the lock/);
+    assert.equal(await readFile(join(dir, 'users.json'), 'utf8'), before, 'the offline change was written after the lease was lost');
+    assert.equal(JSON.parse(await readFile(join(dir, 'gatehouse.lock'), 'utf8')).nonce, 'c'.repeat(32));
+  });
 });
+
+/** A fresh lease of a holder in another container on another host. */
+function otherHolder(): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return { format: 2, nonce: 'c'.repeat(32), purpose: 'serve', host: 'elsewhere', pid: 1, bootId: 'another-boot', pidNamespace: 'pid:[1]', startedAt: now, renewedAt: now };
+}
