@@ -181,7 +181,9 @@ function judge(seen: SeenLock, ours: HolderIdentity, nowMs: number, timing: Leas
   const renewedAt = Date.parse(record.renewedAt);
   if (!Number.isFinite(renewedAt) || nowMs - renewedAt > timing.expiryMs) return 'stale';
   if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace && record.pid !== ours.pid && !isProcessAlive(record.pid)) return 'stale';
-  // Our own pid in our namespace is this process: the lock is a previous life's (a restarted container).
+  // Our own pid in our namespace is this process: the lock is a previous life's (a restarted
+  // container). A namespace's number is reused only once it is gone, with every process in it,
+  // so a holder whose number we now have is dead either way.
   if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace && record.pid === ours.pid) return 'stale';
   return 'unsure';
 }
