@@ -50,7 +50,8 @@ function checkOwnedAndPrivate(what: string, dir: string, stats: Stats, uid: numb
   if (uid !== undefined && stats.uid !== uid) {
     throw new DataDirUnsafe(
       `${what} belongs to uid ${stats.uid}, but Gatehouse runs as uid ${uid}: whoever owns it could have planted a secret or accounts. ` +
-        `Give the directory and its files to uid ${uid} (chown -R ${uid} ${dir}; for a container's bind mount, on the host directory), or run Gatehouse as uid ${stats.uid} (in a container: --user ${stats.uid}).`,
+        `Give the directory and its files to uid ${uid} (chown -R ${uid} ${dir}; for a container's bind mount, on the host directory)` +
+        (stats.uid === 0 ? '.' : `, or run Gatehouse as uid ${stats.uid} (in a container: --user ${stats.uid}).`),
     );
   }
   if ((stats.mode & 0o022) !== 0) {
