@@ -27,7 +27,7 @@ export async function prepareDataDir(dir: string, uid: number | undefined = proc
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const stats = await fs.stat(dir);
   if (!stats.isDirectory()) throw new Error(`the data directory ${dir} is not a directory`);
-  checkOwnedAndPrivate(`the data directory ${dir}`, dir, stats, uid, 'chmod 0700');
+  checkOwnedAndPrivate(`the data directory ${dir}`, dir, dir, stats, uid, 'chmod 0700');
   for (const name of OWN_FILES) {
     const path = join(dir, name);
     const fileStats = await fs.lstat(path).catch((error: unknown) => {
@@ -38,15 +38,14 @@ export async function prepareDataDir(dir: string, uid: number | undefined = proc
     if (!fileStats.isFile()) {
       throw new DataDirUnsafe(`${path} is ${fileStats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; Gatehouse never creates one. Someone who could write to ${dir} may have planted it: check it, then remove it.`);
     }
-    checkOwnedAndPrivate(path, dir, fileStats, uid, 'chmod 0600');
+    checkOwnedAndPrivate(path, path, dir, fileStats, uid, 'chmod 0600');
   }
   if ((stats.mode & 0o077) === 0) return { tightened: false };
   await fs.chmod(dir, 0o700);
   return { tightened: true };
 }
 
-function checkOwnedAndPrivate(what: string, dir: string, stats: Stats, uid: number | undefined, fix: string): void {
-  const path = what.replace(/^the data directory /, '');
+function checkOwnedAndPrivate(what: string, path: string, dir: string, stats: Stats, uid: number | undefined, fix: string): void {
   if (uid !== undefined && stats.uid !== uid) {
     throw new DataDirUnsafe(
       `${what} belongs to uid ${stats.uid}, but Gatehouse runs as uid ${uid}: whoever owns it could have planted a secret or accounts. ` +
