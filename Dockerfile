@@ -1,4 +1,5 @@
 # Gatehouse container image. Build: docker build -t gatehouse .
+# With podman: podman build --format docker -t gatehouse . (the OCI format drops HEALTHCHECK).
 
 # Stage 1: compile TypeScript (needs the dev dependencies).
 FROM node:20-alpine AS build

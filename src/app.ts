@@ -57,8 +57,8 @@ export function createApp(options: AppOptions): App {
     sendJson(res, status, body, bodyPolicy.closeIfBodyPending(req) ? Object.assign({}, headers, { connection: 'close' }) : headers);
   };
 
-  const logRequest = (req: IncomingMessage, res: ServerResponse, path: string, address: string, startedAt: number): void => {
-    logger.request(req.method ?? '', path, res.statusCode, Math.round((performance.now() - startedAt) * 100) / 100, address);
+  const logRequest = (req: IncomingMessage, status: number, path: string, address: string, startedAt: number): void => {
+    logger.request(req.method ?? '', path, status, Math.round((performance.now() - startedAt) * 100) / 100, address);
   };
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
@@ -94,8 +94,10 @@ export function createApp(options: AppOptions): App {
     if (!isRequestLogged) return;
     // Most answers (verify above all) are written synchronously: log them now rather than
     // paying for a listener per request.
-    if (res.writableEnded) logRequest(req, res, path, address, startedAt);
-    else res.once('close', () => logRequest(req, res, path, address, startedAt));
+    if (res.writableEnded) logRequest(req, res.statusCode, path, address, startedAt);
+    // Status 0 when the connection closed before the whole answer was sent (the client went
+    // away, or the stop cut it off): statusCode would still show the 200 node:http presets.
+    else res.once('close', () => logRequest(req, res.writableFinished ? res.statusCode : 0, path, address, startedAt));
   };
 
   return {

@@ -14,6 +14,8 @@ export interface Config {
   readonly dataDir: string;
   /** From GATEHOUSE_SECRET; when absent the data directory's secret file is used. */
   readonly secret: string | undefined;
+  /** From GATEHOUSE_SECRET_FILE: a file holding the secret (never both it and GATEHOUSE_SECRET). */
+  readonly secretFile: string | undefined;
   readonly authMethod: AuthMethod;
   readonly baseUri: string;
   readonly trustProxy: readonly string[];
@@ -58,6 +60,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'port', env: 'GATEHOUSE_PORT', kind: 'integer', help: 'port to listen on (0 picks a free one)', fallback: '3000' },
   { flag: 'data-dir', env: 'GATEHOUSE_DATA_DIR', kind: 'string', help: 'directory for users, secret and lock (created 0700)', fallback: './data' },
   { flag: '', env: 'GATEHOUSE_SECRET', kind: 'secret', help: 'token signing secret, at least 32 characters (default: a secret file in the data directory)', fallback: '' },
+  { flag: 'secret-file', env: 'GATEHOUSE_SECRET_FILE', kind: 'string', help: 'a file holding the signing secret (kept out of docker inspect); not with GATEHOUSE_SECRET', fallback: '' },
   { flag: 'auth', env: 'GATEHOUSE_AUTH', kind: 'string', help: 'default, or none when a proxy authenticates', fallback: 'default' },
   { flag: 'base-uri', env: 'GATEHOUSE_BASE_URI', kind: 'string', help: 'serve the API under this path prefix, e.g. /flood', fallback: '/' },
   { flag: 'trust-proxy', env: 'GATEHOUSE_TRUST_PROXY', kind: 'list', help: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-* headers are believed', fallback: '' },
@@ -79,7 +82,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'log-format', env: 'GATEHOUSE_LOG_FORMAT', kind: 'string', help: 'json or pretty', fallback: 'json' },
   { flag: 'headers-timeout', env: 'GATEHOUSE_HEADERS_TIMEOUT', kind: 'integer', help: 'milliseconds a client has to send all request headers (slowloris)', fallback: '10000' },
   { flag: 'request-timeout', env: 'GATEHOUSE_REQUEST_TIMEOUT', kind: 'integer', help: 'milliseconds a client has to send a whole request', fallback: '30000' },
-  { flag: 'shutdown-timeout', env: 'GATEHOUSE_SHUTDOWN_TIMEOUT', kind: 'integer', help: 'milliseconds to let requests finish on SIGTERM', fallback: '10000' },
+  { flag: 'shutdown-timeout', env: 'GATEHOUSE_SHUTDOWN_TIMEOUT', kind: 'integer', help: 'milliseconds to let requests finish on SIGTERM (then 2 s for the last writes)', fallback: '5000' },
 ];
 
 export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -118,6 +121,10 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
   };
 
   const secret = values.get('GATEHOUSE_SECRET');
+  const secretFile = values.get('GATEHOUSE_SECRET_FILE');
+  if (secret !== undefined && secret !== '' && secretFile !== undefined && secretFile !== '') {
+    throw new SettingInvalid('GATEHOUSE_SECRET and --secret-file (GATEHOUSE_SECRET_FILE) are both set: keep one (the file keeps the secret out of docker inspect)');
+  }
   const listOf = (env: string): string[] => text(env).split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   const trustProxy = listOf('GATEHOUSE_TRUST_PROXY');
   try {
@@ -149,6 +156,7 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     port: integer('GATEHOUSE_PORT', 0, 65535),
     dataDir: resolve(nonEmpty('GATEHOUSE_DATA_DIR')),
     secret: secret === undefined || secret === '' ? undefined : secret,
+    secretFile: secretFile === undefined || secretFile === '' ? undefined : resolve(secretFile),
     authMethod: choice('GATEHOUSE_AUTH', ['default', 'none'] as const),
     baseUri: normalizeBaseUri(text('GATEHOUSE_BASE_URI')),
     trustProxy,
@@ -197,5 +205,5 @@ function normalizeBaseUri(value: string): string {
 
 /** The configuration as an operator may see it: the secret redacted. */
 export function printableConfig(config: Config): Record<string, unknown> {
-  return { ...config, secret: config.secret === undefined ? '(secret file in the data directory)' : '(set, redacted)' };
+  return { ...config, secret: config.secret !== undefined ? '(set, redacted)' : config.secretFile !== undefined ? `(read from ${config.secretFile})` : '(secret file in the data directory)' };
 }

@@ -6,7 +6,7 @@ import { createTokenCodec } from './auth/jwt.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
 import { openRevocationList } from './auth/revocations.js';
-import { loadOrCreateSecretFile, secretFromEnvironment } from './auth/secret.js';
+import { loadOrCreateSecretFile, readSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSessionAuthenticator } from './auth/session.js';
 import type { Config } from './config.js';
 import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
@@ -15,7 +15,8 @@ import { authRoutes } from './routes/auth.js';
 import { forwardRoutes } from './routes/forward.js';
 import { healthRoutes } from './routes/health.js';
 import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
-import { openDataDir } from './store/data-dir.js';
+import { guardWrites, openDataDir } from './store/data-dir.js';
+import type { DataDirLockLost } from './store/lock.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
 import { openUserStore, type UserStore } from './store/users.js';
 import { isAdministrator } from './validate/level.js';
@@ -26,9 +27,18 @@ export interface RunningServer {
   readonly server: Server;
   readonly store: UserStore;
   readonly hasher: PasswordHasher;
-  /** Stops accepting, lets in-flight requests and writes finish (bounded by the shutdown timeout), releases the lock. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then gives the
+   * last writes FINAL_WRITES_MS and releases the lock. False when those writes did not finish:
+   * the lock is then left to go stale, since a write may still land.
+   */
+  close(): Promise<boolean>;
+  /** Resolves when the data directory lock was taken over: every write is refused from then on. */
+  readonly lockLost: Promise<DataDirLockLost>;
 }
+
+/** How long the store, revocations and hashing threads get to finish after the shutdown timeout. */
+export const FINAL_WRITES_MS = 2_000;
 
 export interface ServerOptions {
   readonly logger: Logger;
@@ -42,14 +52,14 @@ export interface ServerOptions {
 export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
   const now = options.now ?? Date.now;
-  const fs = options.fileSystem ?? realFileSystem;
   const proxyTrust = createProxyTrust(config.trustProxy);
   if (config.authMethod === 'none' && !isLoopbackHost(config.host) && config.trustProxy.length === 0) {
     throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
   }
-  const secret = config.secret === undefined ? undefined : secretFromEnvironment(config.secret);
+  const secret = config.secret !== undefined ? secretFromEnvironment(config.secret) : config.secretFile !== undefined ? await readSecretFile(config.secretFile, (message) => logger.warn(message)) : undefined;
 
-  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { isService: true });
+  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { purpose: 'serve', onWait: (message) => logger.warn(message) });
+  const fs = guardWrites(options.fileSystem ?? realFileSystem, lock, config.dataDir);
   if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
   if (removedTempFiles > 0) logger.warn('removed temp files left by an interrupted write', { count: removedTempFiles });
   try {
@@ -63,6 +73,9 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     }
 
     let isStopping = false;
+    void lock.lost.then(() => {
+      isStopping = true;
+    });
     const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
     const app = createApp({
       apiRoutes: [
@@ -100,8 +113,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
-    let closing: Promise<void> | undefined;
-    const close = (): Promise<void> =>
+    let closing: Promise<boolean> | undefined;
+    const close = (): Promise<boolean> =>
       (closing ??= (async () => {
         isStopping = true;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -112,18 +125,26 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         await Promise.race([closed, deadline]);
         clearInterval(idleSweep);
         server.closeAllConnections();
-        // Handlers cut off by the timeout may still be hashing: no write may land after the lock goes.
-        await store.close();
-        await revocations?.close();
-        await hasher.close();
-        lock.release();
-        logger.info('stopped');
+        // Handlers cut off by the timeout may still be hashing: no write may land after the lock
+        // goes. Bounded, so that timeout plus this stays inside a container's 10 s stop.
+        const finalWrites = Promise.all([store.close(), revocations?.close(), hasher.close()]).then(() => true);
+        let timer: NodeJS.Timeout | undefined;
+        const isClean = await Promise.race([finalWrites, new Promise<boolean>((resolve) => (timer = setTimeout(resolve, FINAL_WRITES_MS, false)))]);
+        clearTimeout(timer);
+        if (isClean) {
+          await lock.release();
+          logger.info('stopped');
+        } else {
+          lock.abandon();
+          logger.error(`stopped with writes still in flight after ${FINAL_WRITES_MS} ms; the data directory lock is left to go stale`);
+        }
         logger.flush();
+        return isClean;
       })());
 
-    return { url, port, server, store, hasher, close };
+    return { url, port, server, store, hasher, close, lockLost: lock.lost };
   } catch (error) {
-    lock.release();
+    await lock.release();
     throw error;
   }
 }

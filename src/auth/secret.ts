@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { promises as fsPromises } from 'node:fs';
 import { join } from 'node:path';
 import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
@@ -14,6 +15,26 @@ export function secretFromEnvironment(value: string): Buffer {
     throw new SecretInvalid(`GATEHOUSE_SECRET must be at least ${MIN_SECRET_BYTES} characters (it has ${value.length}). Generate one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"`);
   }
   return Buffer.from(value, 'utf8');
+}
+
+/**
+ * The secret from GATEHOUSE_SECRET_FILE: the file's text without its trailing newline, held to
+ * GATEHOUSE_SECRET's rule. Refuses a file that group or others may write (they could swap the
+ * secret) and warns when they may read it. Its owner may differ (Docker secrets belong to root).
+ */
+export async function readSecretFile(path: string, warn: (message: string) => void): Promise<Buffer> {
+  const stats = await fsPromises.stat(path).catch((error: unknown) => {
+    throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} cannot be read: ${isErrorCode(error, 'ENOENT') ? 'it does not exist' : String((error as Error).message)}`);
+  });
+  if (!stats.isFile()) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} is not a regular file.`);
+  const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
+  if ((stats.mode & 0o022) !== 0) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} is writable by group or others (mode ${mode}), who could replace the secret: chmod 0600 ${path} (or 0400).`);
+  if ((stats.mode & 0o044) !== 0) warn(`GATEHOUSE_SECRET_FILE ${path} is readable by group or others (mode ${mode}): anyone who reads it can sign tokens; chmod 0600 ${path} unless this is a container secret only Gatehouse sees`);
+  const text = (await fsPromises.readFile(path, 'utf8')).replace(/\r?\n$/, '');
+  if (text.length < MIN_SECRET_BYTES) {
+    throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} must hold at least ${MIN_SECRET_BYTES} characters (it has ${text.length}). Generate one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))" > ${path}`);
+  }
+  return Buffer.from(text, 'utf8');
 }
 
 /** Reads the data directory's secret file, creating it (32 random bytes, mode 0600) when absent. */

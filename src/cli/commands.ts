@@ -3,7 +3,7 @@ import { buildConfig, printableConfig, SETTINGS, SettingInvalid, type Config, ty
 import { createLogger } from '../log/logger.js';
 import { secretFromEnvironment } from '../auth/secret.js';
 import { startServer } from '../server.js';
-import { UsageError, EXIT_OK } from './usage-error.js';
+import { UsageError, EXIT_FAILURE, EXIT_OK } from './usage-error.js';
 
 export interface CliIo {
   readonly argv: readonly string[];
@@ -99,13 +99,14 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     const running = await startServer(config, { logger });
     logger.announce(`listening on ${running.url}`, { url: running.url, dataDir: config.dataDir, authMethod: config.authMethod });
     logger.flush();
-    const signal = await stopRequested;
-    logger.info('stopping', { signal });
-    await running.close();
+    const reason = await Promise.race([stopRequested.then((signal) => ({ signal })), running.lockLost.then((lost) => ({ lost }))]);
+    if ('lost' in reason) logger.error(`stopping: ${reason.lost.message}`, undefined, { exitCode: EXIT_FAILURE });
+    else logger.info('stopping', { signal: reason.signal });
+    const isClean = await running.close();
+    return isClean && !('lost' in reason) ? EXIT_OK : EXIT_FAILURE;
   } finally {
     process.off('SIGTERM', onTerm);
     process.off('SIGINT', onInt);
     process.off('exit', flushOnExit);
   }
-  return EXIT_OK;
 }

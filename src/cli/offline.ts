@@ -4,9 +4,10 @@ import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
 import { SETTINGS } from '../config.js';
 import { ValidationFailed } from '../errors.js';
 import { addUser, changeUser, removeUser } from '../store/account-rules.js';
-import { openDataDir } from '../store/data-dir.js';
-import { realFileSystem } from '../store/file-system.js';
-import { openUserStore, type UserStore } from '../store/users.js';
+import { guardWrites, openDataDir } from '../store/data-dir.js';
+import { realFileSystem, type StoreFileSystem } from '../store/file-system.js';
+import { DataDirLockLost } from '../store/lock.js';
+import { openUserStore } from '../store/users.js';
 import { checkUsername, passwordChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
@@ -64,12 +65,26 @@ function parseLevel(text: string | undefined): AccessLevel {
   return valid(checkAccessLevel, text === '10' || text === '5' ? asNumber : text, 'level');
 }
 
-async function withStore<T>(dataDir: string, work: (store: UserStore) => Promise<T>): Promise<T> {
-  const { lock } = await openDataDir(dataDir, { isService: false });
+/**
+ * Runs `work` holding the data directory's lock (renewed while it runs, a password prompt
+ * included); waits, saying so, for a lock that may be stale. Every write is refused once the
+ * lease is lost, and the command then fails even if it wrote nothing.
+ */
+async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>): Promise<T> {
+  const { lock } = await openDataDir(dataDir, { purpose, onWait: (message) => io.stderr.write(`gatehouse: ${message}\n`) });
+  const lostLease = (): DataDirLockLost => new DataDirLockLost(dataDir, 'its lease ran out or was taken over while the command ran');
   try {
-    return await work(await openUserStore(dataDir, realFileSystem));
+    let result: T;
+    try {
+      result = await work(guardWrites(realFileSystem, lock, dataDir));
+    } catch (error) {
+      // The store reports a refused write as "not saved": say why.
+      throw lock.isHeld() ? error : lostLease();
+    }
+    if (!lock.isHeld()) throw lostLease();
+    return result;
   } finally {
-    lock.release();
+    await lock.release();
   }
 }
 
@@ -105,7 +120,8 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     return hashPassword(password, config.scryptCost);
   };
 
-  return withStore(config.dataDir, async (store) => {
+  return withDataDir(config.dataDir, `users ${command}`, io, async (fileSystem) => {
+    const store = await openUserStore(config.dataDir, fileSystem);
     if (command !== 'list' && command !== 'add' && store.find(name) === undefined) throw new Error(`no user is named ${JSON.stringify(name)}`);
     switch (command) {
       case 'list':
@@ -162,16 +178,13 @@ export async function secretCommand(args: readonly string[], io: CliIo): Promise
     io.stdout.write(SECRET_HELP);
     return EXIT_OK;
   }
-  if (io.env['GATEHOUSE_SECRET'] !== undefined && io.env['GATEHOUSE_SECRET'] !== '') {
-    throw new Error('GATEHOUSE_SECRET is set, so the secret file is not used: change GATEHOUSE_SECRET instead and restart the service.');
+  for (const name of ['GATEHOUSE_SECRET', 'GATEHOUSE_SECRET_FILE']) {
+    if (io.env[name] !== undefined && io.env[name] !== '') {
+      throw new Error(`${name} is set, so the secret file in the data directory is not used: change ${name === 'GATEHOUSE_SECRET' ? 'GATEHOUSE_SECRET' : 'the file it names'} instead and restart the service.`);
+    }
   }
   const config = configFrom(values, offlineEnv(io.env));
-  const { lock } = await openDataDir(config.dataDir, { isService: false });
-  try {
-    await writeNewSecret(realFileSystem, config.dataDir);
-  } finally {
-    lock.release();
-  }
+  await withDataDir(config.dataDir, 'secret rotate', io, (fileSystem) => writeNewSecret(fileSystem, config.dataDir));
   io.stdout.write(`replaced the signing secret in ${config.dataDir}/${SECRET_FILE}: every session has ended, users must log in again\n`);
   return EXIT_OK;
 }

@@ -1,31 +1,112 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { removeStaleTempFiles } from './atomic-file.js';
-import { lockDataDir, type DataDirLock } from './lock.js';
+import type { StoreFileSystem } from './file-system.js';
+import { DataDirLockLost, LOCK_FILE, lockDataDir, type DataDirLock, type LockOptions } from './lock.js';
+
+/** The files the service keeps in the data directory; any that exists must be ours alone. */
+const OWN_FILES = ['secret', 'users.json', 'users.json.prev', 'revoked-tokens.json', LOCK_FILE];
+
+/** The data directory or a file in it could have been written by someone else: the service does not adopt it. */
+export class DataDirUnsafe extends Error {
+  readonly code = 'DATA_DIR_UNSAFE';
+}
+
+export interface DataDirOptions extends LockOptions {
+  /** The uid that must own the directory and its files (default: ours; undefined where there are no uids). */
+  readonly uid?: number | undefined;
+}
 
 /**
- * Creates `dir` (mode 0700) or tightens an existing one to 0700. Returns true when it had
- * to tighten, so the caller can log it (INTERFACE.md, "Data directory").
+ * Creates `dir` (mode 0700), or checks an existing one: it and each of our files in it must
+ * belong to `uid` and be writable by no group or other user, and the files must be regular
+ * files, not symbolic links (throws DataDirUnsafe saying what to change). A directory merely
+ * readable or searchable by others is tightened to 0700; `tightened` tells the caller to log it.
  */
-export async function prepareDataDir(dir: string): Promise<{ tightened: boolean }> {
+export async function prepareDataDir(dir: string, uid: number | undefined = process.getuid?.()): Promise<{ tightened: boolean }> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const stats = await fs.stat(dir);
   if (!stats.isDirectory()) throw new Error(`the data directory ${dir} is not a directory`);
+  checkOwnedAndPrivate(`the data directory ${dir}`, dir, dir, stats, uid, 'chmod 0700');
+  for (const name of OWN_FILES) {
+    const path = join(dir, name);
+    const fileStats = await fs.lstat(path).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (fileStats === undefined) continue;
+    if (!fileStats.isFile()) {
+      throw new DataDirUnsafe(`${path} is ${fileStats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; Gatehouse never creates one. Someone who could write to ${dir} may have planted it: check it, then remove it.`);
+    }
+    checkOwnedAndPrivate(path, path, dir, fileStats, uid, 'chmod 0600');
+  }
   if ((stats.mode & 0o077) === 0) return { tightened: false };
   await fs.chmod(dir, 0o700);
   return { tightened: true };
+}
+
+function checkOwnedAndPrivate(what: string, path: string, dir: string, stats: Stats, uid: number | undefined, fix: string): void {
+  if (uid !== undefined && stats.uid !== uid) {
+    throw new DataDirUnsafe(
+      `${what} belongs to uid ${stats.uid}, but Gatehouse runs as uid ${uid}: whoever owns it could have planted a secret or accounts. ` +
+        `Give the directory and its files to uid ${uid} (chown -R ${uid} ${dir}; for a container's bind mount, on the host directory)` +
+        (stats.uid === 0 ? '.' : `, or run Gatehouse as uid ${stats.uid} (in a container: --user ${stats.uid}).`),
+    );
+  }
+  if ((stats.mode & 0o022) !== 0) {
+    throw new DataDirUnsafe(
+      `${what} is writable by ${describeWriters(stats.mode)} (mode ${(stats.mode & 0o777).toString(8).padStart(4, '0')}): anyone who could write there could have planted a secret or accounts. ` +
+        `Check its content, then: ${fix} ${path}`,
+    );
+  }
+}
+
+function describeWriters(mode: number): string {
+  const group = (mode & 0o020) !== 0;
+  const others = (mode & 0o002) !== 0;
+  return group && others ? 'group and others' : group ? 'its group' : 'others';
+}
+
+/**
+ * Refuses every write while the lock is not held: a process whose lease was taken over (it
+ * was paused, say) writes nothing over the new holder's files. A check of a clock, no I/O.
+ */
+export function guardWrites(fileSystem: StoreFileSystem, lock: DataDirLock, dir: string): StoreFileSystem {
+  const check = (): void => {
+    if (!lock.isHeld()) throw new DataDirLockLost(dir, 'its lease is no longer held');
+  };
+  return {
+    open: (path, flags, mode) => {
+      if (flags !== 'r') check();
+      return fileSystem.open(path, flags, mode);
+    },
+    rename: (from, to) => {
+      check();
+      return fileSystem.rename(from, to);
+    },
+    link: (existing, newPath) => {
+      check();
+      return fileSystem.link(existing, newPath);
+    },
+    unlink: (path) => {
+      check();
+      return fileSystem.unlink(path);
+    },
+    readFile: (path) => fileSystem.readFile(path),
+  };
 }
 
 /**
  * Prepares the directory, takes its lock (throws DataDirLocked) and removes temp files a
  * crashed writer left behind. Everything that writes to a data directory starts here.
  */
-export async function openDataDir(dir: string, options: { isService: boolean }): Promise<{ lock: DataDirLock; tightened: boolean; removedTempFiles: number }> {
-  const { tightened } = await prepareDataDir(dir);
-  const lock = await lockDataDir(dir, { mayReuseOwnPid: options.isService });
+export async function openDataDir(dir: string, options: DataDirOptions): Promise<{ lock: DataDirLock; tightened: boolean; removedTempFiles: number }> {
+  const { tightened } = await prepareDataDir(dir, Object.hasOwn(options, 'uid') ? options.uid : process.getuid?.());
+  const lock = await lockDataDir(dir, options);
   try {
     return { lock, tightened, removedTempFiles: await removeStaleTempFiles(dir) };
   } catch (error) {
-    lock.release();
+    await lock.release();
     throw error;
   }
 }

@@ -1,60 +1,273 @@
-import { promises as fs, readFileSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { promises as fs, readFileSync, readlinkSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { isErrorCode } from './atomic-file.js';
 
 export const LOCK_FILE = 'gatehouse.lock';
+const LOCK_FORMAT = 2;
 // A takeover file older than this was left by a process that died mid-takeover.
 const STALE_TAKEOVER_MS = 10_000;
 
-export class DataDirLocked extends Error {
+/**
+ * The lease: the holder rewrites the lock file every `renewEveryMs`; a lock not renewed for
+ * `expiryMs` is stale and may be taken over. The holder itself counts its lease lost sooner
+ * (after `expiryMs - 2 * renewEveryMs` without a successful renewal), so it has stopped writing
+ * before anyone else may judge the lease stale. `pollMs`: how often a starter looks while it waits.
+ */
+export interface LeaseTiming {
+  readonly renewEveryMs: number;
+  readonly expiryMs: number;
+  readonly pollMs: number;
+}
+
+export const DEFAULT_LEASE: LeaseTiming = Object.freeze({ renewEveryMs: 2_000, expiryMs: 10_000, pollMs: 250 });
+
+/** Where a process runs: enough to tell a container's pid 1 from another's, and a dead pid from a live one. */
+export interface HolderIdentity {
+  readonly host: string;
   readonly pid: number;
-  constructor(dir: string, pid: number) {
-    super(`The data directory ${dir} is in use by another process (pid ${pid}), normally a running Gatehouse. Stop it first; if pid ${pid} is not Gatehouse, remove ${join(dir, LOCK_FILE)}.`);
+  /** /proc/sys/kernel/random/boot_id: same value, same kernel (and the same wall clock). */
+  readonly bootId: string | undefined;
+  /** The inode of /proc/self/ns/pid: same value, same pid numbering. */
+  readonly pidNamespace: string | undefined;
+}
+
+/** What the lock file holds (format 2). Format 1 was `{"pid":N}` alone. */
+interface LockRecord {
+  readonly format: number;
+  readonly nonce: string;
+  readonly purpose: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly bootId: string | null;
+  readonly pidNamespace: string | null;
+  readonly startedAt: string;
+  readonly renewedAt: string;
+}
+
+export class DataDirLocked extends Error {
+  readonly code = 'DATA_DIR_LOCKED';
+  readonly pid: number;
+  constructor(dir: string, holder: string, pid: number) {
+    super(`The data directory ${dir} is in use by ${holder}. Stop it first (offline commands refuse while a service runs). A holder that stops renewing its lease (killed, or its host gone) is taken over once the lease has not been renewed for ${DEFAULT_LEASE.expiryMs / 1000} s, with nothing to remove by hand.`);
     this.pid = pid;
   }
 }
 
-export interface DataDirLock {
-  release(): void;
+/** The lease is gone: taken over by another process, removed, or not renewed in time. Write nothing more. */
+export class DataDirLockLost extends Error {
+  readonly code = 'DATA_DIR_LOCK_LOST';
+  constructor(dir: string, reason: string) {
+    super(`lost the lock on the data directory ${dir}: ${reason}. Writing nothing more to it.`);
+  }
 }
 
+export interface DataDirLock {
+  /** True while the lease is ours and fresh; checked before every write (no I/O, a clock read). */
+  isHeld(): boolean;
+  /** Resolves (never rejects) when the lease is lost while held; never resolves after release(). */
+  readonly lost: Promise<DataDirLockLost>;
+  /** Stops renewing and removes the lock file if it still holds our nonce and our lease is fresh. */
+  release(): Promise<void>;
+  /** Stops renewing and leaves the file: a write may still be in flight, so the lease runs out instead. */
+  abandon(): void;
+}
+
+export interface LockOptions {
+  /** What holds the directory, shown to whoever is refused: "serve", "users passwd", ... */
+  readonly purpose: string;
+  readonly timing?: LeaseTiming;
+  /** Tests pose as another host or namespace here. */
+  readonly identity?: HolderIdentity;
+  /** Wall clock in milliseconds since the epoch (tests). */
+  readonly now?: () => number;
+  /** Called once when the starter waits for a lease that looks live but may be stale. */
+  readonly onWait?: (message: string) => void;
+}
+
+/** Nonces of the locks this process holds: one of them is never stale to us. */
+const heldHere = new Set<string>();
+
 /**
- * Takes the data directory for this process: one writer only. The lock file is created whole
- * (a temp file linked into place, so it never exists empty). A lock whose process is gone
- * (SIGKILL) is taken over under an exclusive takeover file, so two starters racing for one
- * stale lock cannot both win. With `mayReuseOwnPid` (the service), so is one naming our own
- * pid: a container restart reuses pid 1.
+ * Takes the data directory for this process: one writer only, across processes, PID namespaces
+ * (containers) and hosts sharing the volume. The lock file is created whole under an exclusive
+ * random temp name and holds a random nonce, host, pid, boot id, pid namespace and lease time;
+ * the lease is renewed every `renewEveryMs` on an unref'd timer. A lock found is stale at once
+ * when its holder ran under our kernel and pid namespace and its pid is gone, or (same kernel,
+ * same clock) its lease is older than `expiryMs`; otherwise the starter watches it: renewed
+ * means live (DataDirLocked), unchanged for `expiryMs` means stale and it is taken over.
  */
-export async function lockDataDir(dir: string, options: { mayReuseOwnPid: boolean }): Promise<DataDirLock> {
+export async function lockDataDir(dir: string, options: LockOptions): Promise<DataDirLock> {
+  const timing = options.timing ?? DEFAULT_LEASE;
+  if (!(timing.expiryMs >= 3 * timing.renewEveryMs && timing.renewEveryMs > 0 && timing.pollMs > 0)) throw new TypeError('the lease expiry must be at least three renewal periods');
+  const identity = options.identity ?? ownIdentity();
+  const now = options.now ?? Date.now;
   const path = join(dir, LOCK_FILE);
-  const content = `${JSON.stringify({ pid: process.pid })}\n`;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    if (await createWhole(path, content)) {
-      return {
-        release() {
-          try {
-            if (readFileSync(path, 'utf8') === content) unlinkSync(path);
-          } catch {
-            // Already gone; nothing to release.
-          }
-        },
-      };
+  const nonce = randomBytes(16).toString('hex');
+  const startedAt = new Date(now()).toISOString();
+  const content = (): string => {
+    const record: LockRecord = {
+      format: LOCK_FORMAT,
+      nonce,
+      purpose: options.purpose,
+      host: identity.host,
+      pid: identity.pid,
+      bootId: identity.bootId ?? null,
+      pidNamespace: identity.pidNamespace ?? null,
+      startedAt,
+      renewedAt: new Date(now()).toISOString(),
+    };
+    return `${JSON.stringify(record)}\n`;
+  };
+  // A live holder shows itself within one renewal, a dead one goes stale within one expiry: a
+  // start that still has no answer after twice that is being raced by others.
+  const giveUpAt = performance.now() + 2 * timing.expiryMs + 5_000;
+  let hasAnnouncedWait = false;
+  while (performance.now() < giveUpAt) {
+    if (await createWhole(dir, path, content())) {
+      heldHere.add(nonce);
+      await removeOldLockTemps(dir, now(), timing.expiryMs);
+      return holdLease({ dir, path, nonce, timing, content });
     }
-    const seen = await readText(path);
+    const seen = await readLockFile(path);
     if (seen === undefined) continue; // released meanwhile: try again
-    const holder = pidOf(seen);
-    // Only the service may assume a lock naming its own pid is a previous life of itself: an
-    // offline command run in a second container is pid 1 too, beside a live service.
-    const isOurOldSelf = holder === process.pid && options.mayReuseOwnPid;
-    if (holder !== undefined && !isOurOldSelf && isProcessAlive(holder)) throw new DataDirLocked(dir, holder);
-    await takeOver(path, seen);
+    let verdict = judge(seen, identity, now(), timing);
+    if (verdict === 'unsure') {
+      if (!hasAnnouncedWait) {
+        hasAnnouncedWait = true;
+        options.onWait?.(`waiting up to ${Math.ceil(timing.expiryMs / 1000)} s for the lock on ${dir}, held by ${describeHolder(seen, identity, now())}: it is taken over if its lease is not renewed`);
+      }
+      const watched = await watch(path, seen, identity, now, timing);
+      if (watched.outcome === 'changed') {
+        const next = watched.next;
+        if (next !== undefined && next.record !== undefined && next.record.nonce === seen.record?.nonce) verdict = 'live';
+        else continue; // released or replaced: look again
+      } else {
+        verdict = 'stale';
+      }
+    }
+    if (verdict === 'live') {
+      const latest = (await readLockFile(path)) ?? seen;
+      throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.record?.pid ?? latest.legacyPid ?? 0);
+    }
+    await takeOver(path, seen.text);
   }
   throw new Error(`could not take the lock ${path}: other processes keep taking it`);
 }
 
-async function createWhole(path: string, content: string): Promise<boolean> {
-  const temp = `${path}.${process.pid}.tmp`;
-  await fs.writeFile(temp, content, { flag: 'w', mode: 0o600 });
+interface SeenLock {
+  readonly text: string;
+  readonly mtimeMs: number;
+  readonly record: LockRecord | undefined;
+  /** The pid of a format 1 lock (`{"pid":N}`). */
+  readonly legacyPid: number | undefined;
+}
+
+type Verdict = 'stale' | 'live' | 'unsure';
+
+function judge(seen: SeenLock, ours: HolderIdentity, nowMs: number, timing: LeaseTiming): Verdict {
+  const { record } = seen;
+  if (record === undefined) {
+    // Format 1 named only a pid, in its own namespace: believe a live pid as that version did.
+    if (seen.legacyPid !== undefined && seen.legacyPid !== ours.pid && isProcessAlive(seen.legacyPid)) return 'live';
+    return nowMs - seen.mtimeMs > timing.expiryMs ? 'stale' : 'unsure';
+  }
+  if (heldHere.has(record.nonce)) return 'live';
+  if (ours.bootId === undefined || record.bootId !== ours.bootId) return 'unsure';
+  // The same kernel: the same wall clock, so the lease time can be compared with ours.
+  const renewedAt = Date.parse(record.renewedAt);
+  if (!Number.isFinite(renewedAt) || nowMs - renewedAt > timing.expiryMs) return 'stale';
+  if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace && record.pid !== ours.pid && !isProcessAlive(record.pid)) return 'stale';
+  // Our own pid in our namespace is this process: the lock is a previous life's (a restarted
+  // container). A namespace's number is reused only once it is gone, with every process in it,
+  // so a holder whose number we now have is dead either way.
+  if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace && record.pid === ours.pid) return 'stale';
+  return 'unsure';
+}
+
+/** Watches a lock that may be live: 'changed' as soon as its content changes, 'stale' once it has not for an expiry. */
+async function watch(path: string, seen: SeenLock, ours: HolderIdentity, now: () => number, timing: LeaseTiming): Promise<{ outcome: 'changed'; next: SeenLock | undefined } | { outcome: 'stale' }> {
+  const until = performance.now() + timing.expiryMs;
+  while (performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, timing.pollMs));
+    const next = await readLockFile(path);
+    if (next === undefined || next.text !== seen.text) return { outcome: 'changed', next };
+    if (judge(next, ours, now(), timing) === 'stale') return { outcome: 'stale' };
+  }
+  return { outcome: 'stale' };
+}
+
+function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string }): DataDirLock {
+  const { dir, path, nonce, timing, content } = held;
+  const selfExpiryMs = timing.expiryMs - 2 * timing.renewEveryMs;
+  let renewedAt = performance.now();
+  let state: 'held' | 'lost' | 'released' = 'held';
+  let lastError: unknown;
+  let renewing: Promise<void> = Promise.resolve();
+  let announceLost: (lost: DataDirLockLost) => void = () => undefined;
+  const lost = new Promise<DataDirLockLost>((resolve) => {
+    announceLost = resolve;
+  });
+  const isFresh = (): boolean => performance.now() - renewedAt < selfExpiryMs;
+  const lose = (reason: string): void => {
+    if (state !== 'held') return;
+    state = 'lost';
+    clearInterval(timer);
+    heldHere.delete(nonce);
+    announceLost(new DataDirLockLost(dir, reason));
+  };
+  const renew = async (): Promise<void> => {
+    if (state !== 'held') return;
+    const startedAt = performance.now();
+    if (!isFresh()) {
+      const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      lose(`its lease was not renewed for ${Math.round((startedAt - renewedAt) / 1000)} s${cause}, so another process may have taken the directory over`);
+      return;
+    }
+    try {
+      const seen = await readLockFile(path);
+      if (state !== 'held') return;
+      if (seen === undefined) return lose(`the lock file ${path} was removed by someone else`);
+      if (seen.record?.nonce !== nonce) return lose(`another process took the lock over: ${describeHolder(seen, undefined, Date.now())}`);
+      await replaceWhole(dir, path, content());
+      renewedAt = startedAt;
+    } catch (error) {
+      lastError = error; // tried again next period, until the lease runs out
+    }
+  };
+  const timer = setInterval(() => {
+    renewing = renewing.then(renew);
+  }, timing.renewEveryMs);
+  // Renewal never keeps the process alive: a stopped service exits without waiting for it.
+  timer.unref();
+  const stop = (): void => {
+    clearInterval(timer);
+    heldHere.delete(nonce);
+    state = 'released';
+  };
+  return {
+    isHeld: () => state === 'held' && isFresh(),
+    lost,
+    async release() {
+      if (state === 'released') return;
+      const wasHeld = state === 'held' && isFresh();
+      stop();
+      await renewing;
+      // A lease that ran out may already be another holder's file, whatever it holds now.
+      if (!wasHeld) return;
+      const seen = await readLockFile(path).catch(() => undefined);
+      if (seen?.record?.nonce === nonce) await fs.unlink(path).catch(() => undefined);
+    },
+    abandon: stop,
+  };
+}
+
+/** Links a fully written temp file into place: false when a lock already exists. */
+async function createWhole(dir: string, path: string, content: string): Promise<boolean> {
+  const temp = await writeTemp(dir, content);
   try {
     await fs.link(temp, path);
     return true;
@@ -66,6 +279,36 @@ async function createWhole(path: string, content: string): Promise<boolean> {
   }
 }
 
+/** Renames a fully written temp file over the lock: a reader sees the old lease or the new one, never a torn one. */
+async function replaceWhole(dir: string, path: string, content: string): Promise<void> {
+  const temp = await writeTemp(dir, content);
+  try {
+    await fs.rename(temp, path);
+  } catch (error) {
+    await fs.unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
+// An unpredictable name, created exclusively (O_CREAT|O_EXCL fails on any existing name, a
+// symbolic link included): nothing planted in the directory can redirect this write.
+const LOCK_TEMP = /^\.gatehouse\.lock\.[0-9a-f]{32}\.tmp$/;
+
+async function writeTemp(dir: string, content: string): Promise<string> {
+  const temp = join(dir, `.${LOCK_FILE}.${randomBytes(16).toString('hex')}.tmp`);
+  await fs.writeFile(temp, content, { flag: 'wx', mode: 0o600 });
+  return temp;
+}
+
+/** Temp files of a lock writer that died between creating and linking them. */
+async function removeOldLockTemps(dir: string, nowMs: number, olderThanMs: number): Promise<void> {
+  for (const name of await fs.readdir(dir)) {
+    if (!LOCK_TEMP.test(name)) continue;
+    const stats = await fs.lstat(join(dir, name)).catch(() => undefined);
+    if (stats !== undefined && nowMs - stats.mtimeMs > olderThanMs) await fs.unlink(join(dir, name)).catch(() => undefined);
+  }
+}
+
 /** Removes the stale lock only if it still holds what we judged stale, under an exclusive takeover file. */
 async function takeOver(path: string, staleContent: string): Promise<void> {
   const takeover = `${path}.takeover`;
@@ -73,34 +316,79 @@ async function takeOver(path: string, staleContent: string): Promise<void> {
     await fs.writeFile(takeover, String(process.pid), { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if (!isErrorCode(error, 'EEXIST')) throw error;
-    const stats = await fs.stat(takeover).catch(() => undefined);
+    const stats = await fs.lstat(takeover).catch(() => undefined);
     if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_TAKEOVER_MS) await fs.unlink(takeover).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 20));
     return;
   }
   try {
-    if ((await readText(path)) === staleContent) await fs.unlink(path).catch(() => undefined);
+    if ((await readLockFile(path))?.text === staleContent) await fs.unlink(path).catch(() => undefined);
   } finally {
     await fs.unlink(takeover).catch(() => undefined);
   }
 }
 
-async function readText(path: string): Promise<string | undefined> {
+async function readLockFile(path: string): Promise<SeenLock | undefined> {
+  let handle: FileHandle;
   try {
-    return await fs.readFile(path, 'utf8');
+    handle = await fs.open(path, 'r');
   } catch (error) {
     if (isErrorCode(error, 'ENOENT')) return undefined;
     throw error;
   }
+  try {
+    // Read through one handle: text and mtime are of the same file even if it is replaced meanwhile.
+    const [text, stats] = [await handle.readFile('utf8'), await handle.stat()];
+    return { text, mtimeMs: stats.mtimeMs, ...parseLock(text) };
+  } finally {
+    await handle.close();
+  }
 }
 
-function pidOf(text: string): number | undefined {
+function parseLock(text: string): { record: LockRecord | undefined; legacyPid: number | undefined } {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    const pid = typeof parsed === 'object' && parsed !== null ? (parsed as { pid?: unknown }).pid : undefined;
-    return typeof pid === 'number' && Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    parsed = JSON.parse(text);
   } catch {
-    return undefined;
+    return { record: undefined, legacyPid: undefined };
+  }
+  if (typeof parsed !== 'object' || parsed === null) return { record: undefined, legacyPid: undefined };
+  const value = parsed as Record<string, unknown>;
+  const pid = value['pid'];
+  const isPid = typeof pid === 'number' && Number.isInteger(pid) && pid > 0;
+  const strings = ['nonce', 'purpose', 'host', 'startedAt', 'renewedAt'].every((key) => typeof value[key] === 'string');
+  const optional = ['bootId', 'pidNamespace'].every((key) => value[key] === null || typeof value[key] === 'string');
+  if (value['format'] === LOCK_FORMAT && isPid && strings && optional) return { record: value as unknown as LockRecord, legacyPid: undefined };
+  return { record: undefined, legacyPid: isPid && Object.keys(value).length === 1 ? pid : undefined };
+}
+
+/** "Gatehouse (serve) on host h, pid 1 in another PID namespace, lease last renewed ... (3 s ago)". */
+function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: number): string {
+  const { record } = seen;
+  if (record === undefined) {
+    return seen.legacyPid === undefined ? 'an unreadable lock file' : `another process (pid ${seen.legacyPid}), an older Gatehouse's lock`;
+  }
+  const renewed = Date.parse(record.renewedAt);
+  const ago = Number.isFinite(renewed) ? ` (${Math.max(0, Math.round((nowMs - renewed) / 1000))} s ago by this host's clock)` : '';
+  const where =
+    ours === undefined || record.bootId !== ours.bootId
+      ? ''
+      : record.pidNamespace === ours.pidNamespace
+        ? ' in this PID namespace'
+        : ' in another PID namespace on this machine (another container)';
+  return `Gatehouse (${record.purpose}) on host ${JSON.stringify(record.host)}, pid ${record.pid}${where}, started ${record.startedAt}, lease last renewed ${record.renewedAt}${ago}`;
+}
+
+function ownIdentity(): HolderIdentity {
+  return { host: hostname(), pid: process.pid, bootId: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()), pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')) };
+}
+
+function readOptional(read: () => string): string | undefined {
+  try {
+    const value = read();
+    return value === '' ? undefined : value;
+  } catch {
+    return undefined; // not Linux, or /proc not mounted
   }
 }
 

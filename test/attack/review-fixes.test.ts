@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createProxyTrust } from '../../src/http/client-address.js';
-import { lockDataDir, LOCK_FILE, DataDirLocked } from '../../src/store/lock.js';
 import { openUserStore, StoreCorrupt } from '../../src/store/users.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js';
@@ -104,19 +103,6 @@ describe('attack: secrets in start-up errors', () => {
       assert.match(error.message, /users\.json/);
       return true;
     });
-  });
-});
-
-describe('attack: offline commands beside a live service with the same pid', () => {
-  it('refuses a lock naming our own pid unless the caller is the service', async () => {
-    const { mkdtemp } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-ownpid-'));
-    await writeFile(join(dir, LOCK_FILE), `${JSON.stringify({ pid: process.pid })}\n`, { mode: 0o600 });
-    await assert.rejects(lockDataDir(dir, { mayReuseOwnPid: false }), DataDirLocked);
-    assert.equal(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid, process.pid, 'the lock is left as it was');
-    const lock = await lockDataDir(dir, { mayReuseOwnPid: true });
-    lock.release();
   });
 });
 

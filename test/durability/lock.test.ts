@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
-import { CLI_PATH, runToExit, spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
+import { childEnv, CLI_PATH, CLIENT_JSON, runCli, runToExit, spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
 after(async () => {
@@ -71,6 +71,8 @@ describe('the data directory lock (built service)', () => {
   it('takes over a lock file that names no valid pid (torn or garbage)', async () => {
     const dir = await dataDir();
     await writeFile(join(dir, 'gatehouse.lock'), 'not json', { mode: 0o600 });
+    // Older than the lease expiry: a fresh unreadable file is watched for that long first.
+    await utimes(join(dir, 'gatehouse.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     const service = await spawnService({ args: serveArgs(dir) });
     assert.equal(await lockHolder(dir), service.pid);
     await service.stop('SIGTERM');
@@ -89,14 +91,15 @@ describe('the data directory lock (built service)', () => {
   // Two starts at once after a crash (a supervisor restarting while an operator starts it by
   // hand): both read the stale lock, both unlink "it", both create "their" lock, and both run.
   // Node start-up jitter hides the window when whole servers race, so this races the built
-  // lock code itself (dist/store/lock.js) in two processes released at the same instant.
+  // lock code itself (dist/store/lock.js) in two processes released at the same instant. The
+  // winner holds (and renews) for a while: the loser sees the renewal and refuses.
   it('never lets two processes racing for a stale lock both take it', { timeout: 60_000 }, async () => {
     const lockModule = pathToFileURL(join(CLI_PATH, '..', 'store', 'lock.js')).href;
     const taker = `
       import { lockDataDir } from ${JSON.stringify(lockModule)};
       const [dir, at] = process.argv.slice(-2);
       while (Date.now() < Number(at)) {}
-      try { await lockDataDir(dir); process.stdout.write('took'); setTimeout(() => {}, 200); }
+      try { await lockDataDir(dir, { purpose: 'race', timing: { renewEveryMs: 50, expiryMs: 1000, pollMs: 10 } }); process.stdout.write('took'); setTimeout(() => {}, 500); }
       catch (error) { process.stdout.write('refused: ' + error.message); }`;
     const race = (dir: string, at: number): Promise<string> =>
       new Promise((resolve) => {
@@ -110,6 +113,7 @@ describe('the data directory lock (built service)', () => {
     for (let trial = 0; trial < 10 && doubles.length === 0; trial++) {
       const dir = await dataDir();
       await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify({ pid: stale })}\n`, { mode: 0o600 });
+      await utimes(join(dir, 'gatehouse.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
       const at = Date.now() + 300;
       const outcomes = await Promise.all([race(dir, at), race(dir, at)]);
       assert.ok(outcomes.some((outcome) => outcome === 'took'), `neither process took the lock: ${outcomes.join(' / ')}`);
@@ -117,4 +121,40 @@ describe('the data directory lock (built service)', () => {
     }
     assert.deepEqual(doubles, [], 'two processes held the same data directory');
   });
+
+  it('a service whose lease is taken over stops writing and exits 1 with a line that says so', { timeout: 60_000 }, async () => {
+    const dir = await dataDir();
+    const service = await spawnService({ args: serveArgs(dir) });
+    await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify(otherHolder())}\n`, { mode: 0o600 });
+    const exit = await service.waitForExit(15_000);
+    assert.deepEqual(exit, { code: 1, signal: null }, service.output());
+    assert.match(service.stderr(), /stopping: lost the lock on the data directory .*another process took the lock over: Gatehouse \(serve\) on host \\?"elsewhere\\?", pid 1/);
+    assert.equal(JSON.parse(await readFile(join(dir, 'gatehouse.lock'), 'utf8')).nonce, 'c'.repeat(32), 'the new holder keeps its lock');
+  });
+
+  it('an offline command whose lease is taken over during the password prompt fails and writes nothing', { timeout: 60_000 }, async () => {
+    const dir = await dataDir();
+    const added = await runCli(['users', 'add', 'alice', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin', '--data-dir', dir], { stdin: 'first password' });
+    assert.equal(added.code, 0, added.stderr);
+    const before = await readFile(join(dir, 'users.json'), 'utf8');
+    const child = spawn(process.execPath, [CLI_PATH, 'users', 'passwd', 'alice', '--password-stdin', '--data-dir', dir], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    // Wait until it holds the lock (it reads the password while holding it).
+    for (let i = 0; i < 200 && !(await readFile(join(dir, 'gatehouse.lock'), 'utf8').catch(() => '')).includes('users passwd'); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify(otherHolder())}\n`, { mode: 0o600 });
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // past one renewal
+    child.stdin.end('second password');
+    assert.equal(await exited, 1, stderr);
+    assert.match(stderr, /lost the lock/);
+    assert.equal(await readFile(join(dir, 'users.json'), 'utf8'), before, 'the offline change was written after the lease was lost');
+    assert.equal(JSON.parse(await readFile(join(dir, 'gatehouse.lock'), 'utf8')).nonce, 'c'.repeat(32));
+  });
 });
+
+/** A fresh lease of a holder in another container on another host. */
+function otherHolder(): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return { format: 2, nonce: 'c'.repeat(32), purpose: 'serve', host: 'elsewhere', pid: 1, bootId: 'another-boot', pidNamespace: 'pid:[1]', startedAt: now, renewedAt: now };
+}
