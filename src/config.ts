@@ -4,6 +4,7 @@ import { checkScryptCost, DEFAULT_SCRYPT_COST, type ScryptCost } from './auth/pa
 import type { ThrottleSettings } from './auth/login-throttle.js';
 import { createProxyTrust } from './http/client-address.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log/logger.js';
+import { isDnsName, normalizeHostName } from './validate/host-name.js';
 
 export type AuthMethod = 'default' | 'none';
 
@@ -17,6 +18,10 @@ export interface Config {
   readonly baseUri: string;
   readonly trustProxy: readonly string[];
   readonly secureCookie: boolean;
+  /** The login page returns to its own origin and to these hosts only (lower case, IPv6 in brackets). */
+  readonly allowedRedirectHosts: readonly string[];
+  /** The session cookie's Domain attribute; undefined means a host-only cookie. */
+  readonly cookieDomain: string | undefined;
   readonly revokeOnLogout: boolean;
   readonly maxRevokedTokens: number;
   readonly tokenTtlSeconds: number;
@@ -57,6 +62,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'base-uri', env: 'GATEHOUSE_BASE_URI', kind: 'string', help: 'serve the API under this path prefix, e.g. /flood', fallback: '/' },
   { flag: 'trust-proxy', env: 'GATEHOUSE_TRUST_PROXY', kind: 'list', help: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-* headers are believed', fallback: '' },
   { flag: 'secure-cookie', env: 'GATEHOUSE_SECURE_COOKIE', kind: 'boolean', help: 'always add Secure to the session cookie', fallback: 'false' },
+  { flag: 'allowed-redirect-hosts', env: 'GATEHOUSE_ALLOWED_REDIRECT_HOSTS', kind: 'list', help: 'comma-separated host names the login page may return to besides its own origin', fallback: '' },
+  { flag: 'cookie-domain', env: 'GATEHOUSE_COOKIE_DOMAIN', kind: 'string', help: 'Domain of the session cookie, to share one session with sub-domains (default: host-only)', fallback: '' },
   { flag: 'revoke-on-logout', env: 'GATEHOUSE_REVOKE_ON_LOGOUT', kind: 'boolean', help: 'logout also refuses the token it cleared until it expires', fallback: 'false' },
   { flag: 'max-revoked-tokens', env: 'GATEHOUSE_MAX_REVOKED_TOKENS', kind: 'integer', help: 'cap on remembered revoked tokens', fallback: '10000' },
   { flag: 'poll-interval', env: 'GATEHOUSE_POLL_INTERVAL', kind: 'integer', help: 'configs.pollInterval sent to clients, in milliseconds', fallback: '2000' },
@@ -111,11 +118,22 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
   };
 
   const secret = values.get('GATEHOUSE_SECRET');
-  const trustProxy = text('GATEHOUSE_TRUST_PROXY').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const listOf = (env: string): string[] => text(env).split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const trustProxy = listOf('GATEHOUSE_TRUST_PROXY');
   try {
     createProxyTrust(trustProxy);
   } catch (error) {
     throw new SettingInvalid(error instanceof Error ? error.message : String(error));
+  }
+  const allowedRedirectHosts = listOf('GATEHOUSE_ALLOWED_REDIRECT_HOSTS').map((entry) => {
+    const host = normalizeHostName(entry);
+    if (host === undefined) throw new SettingInvalid(`--allowed-redirect-hosts takes host names or IP addresses, without scheme, port or path (got ${JSON.stringify(entry)})`);
+    return host;
+  });
+  const cookieDomainText = text('GATEHOUSE_COOKIE_DOMAIN').toLowerCase();
+  // RFC 6265 section 5.2.3: a host name; an IP address cannot have sub-domains.
+  if (cookieDomainText !== '' && !isDnsName(cookieDomainText)) {
+    throw new SettingInvalid(`--cookie-domain must be a DNS name such as example.org, without a leading dot (got ${JSON.stringify(cookieDomainText)})`);
   }
   const scryptText = text('GATEHOUSE_SCRYPT');
   const [N, r, p] = /^\d+,\d+,\d+$/.test(scryptText) ? scryptText.split(',').map(Number) : [];
@@ -135,6 +153,8 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     baseUri: normalizeBaseUri(text('GATEHOUSE_BASE_URI')),
     trustProxy,
     secureCookie: boolean('GATEHOUSE_SECURE_COOKIE'),
+    allowedRedirectHosts,
+    cookieDomain: cookieDomainText === '' ? undefined : cookieDomainText,
     revokeOnLogout: boolean('GATEHOUSE_REVOKE_ON_LOGOUT'),
     maxRevokedTokens: integer('GATEHOUSE_MAX_REVOKED_TOKENS', 1, 10_000_000),
     tokenTtlSeconds: TOKEN_TTL_SECONDS,

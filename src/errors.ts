@@ -70,6 +70,14 @@ export class NotAdministrator extends GatehouseError {
   }
 }
 
+/** The forward URL asks for a level other than ADMINISTRATOR or USER: an operator's typo, refused for everyone. */
+export class UnknownLevel extends GatehouseError {
+  readonly code = 'UNKNOWN_LEVEL';
+  constructor() {
+    super('The proxy asks for an access level that does not exist.');
+  }
+}
+
 export class RouteNotFound extends GatehouseError {
   readonly code = 'NOT_FOUND';
   constructor() {
@@ -145,6 +153,14 @@ export class StoreClosed extends GatehouseError {
   readonly code = 'SERVICE_STOPPING';
   constructor() {
     super('The service is stopping; the change was not applied.');
+  }
+}
+
+/** A request that arrived while the service stops (the forward endpoint answers it, nothing else). */
+export class ServiceStopping extends GatehouseError {
+  readonly code = 'SERVICE_STOPPING';
+  constructor() {
+    super('The service is stopping; try again shortly.');
   }
 }
 

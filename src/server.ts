@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import { createProxyTrust, isLoopbackAddress } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
+import { forwardRoutes } from './routes/forward.js';
 import { healthRoutes } from './routes/health.js';
 import { openDataDir } from './store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
@@ -62,7 +63,10 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     let isStopping = false;
     const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
     const app = createApp({
-      apiRoutes: authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
+      apiRoutes: [
+        ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
+        ...forwardRoutes({ session, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger }),
+      ],
       rootRoutes: healthRoutes(() => isStopping),
       baseUri: config.baseUri,
       proxyTrust,

@@ -24,6 +24,7 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_CREDENTIALS: 401,
   NOT_ADMINISTRATOR: 403,
   PROXY_REQUIRED: 403,
+  UNKNOWN_LEVEL: 403, // fail closed: the gate cannot know which level was meant
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   LAST_ADMINISTRATOR: 409, // INTERFACE.md: otherwise the service falls back to its initial condition

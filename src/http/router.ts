@@ -1,5 +1,8 @@
 import { MethodNotAllowed, RouteNotFound } from '../errors.js';
 
+/** The route method that matches every request method. */
+export const ANY_METHOD = '*';
+
 export interface RouteMatch<H> {
   readonly handler: H;
   /** The raw (still percent-encoded) path parameter, when the route has one. */
@@ -13,7 +16,8 @@ export interface Router<H> {
 
 /**
  * A method+path table. A pattern is a literal path, or a literal prefix ending in `/:name`
- * that matches exactly one more non-empty segment.
+ * that matches exactly one more non-empty segment. The method `*` answers every method the
+ * path has no route of its own for (the forward endpoint: a proxy asks with the original method).
  */
 export function createRouter<H>(routes: ReadonlyArray<{ method: string; path: string; handler: H }>): Router<H> {
   const literal = new Map<string, Map<string, H>>();
@@ -38,7 +42,7 @@ export function createRouter<H>(routes: ReadonlyArray<{ method: string; path: st
         methods = param === '' ? undefined : withParam.get(path.slice(0, slash + 1));
       }
       if (methods === undefined) throw new RouteNotFound();
-      const handler = methods.get(method);
+      const handler = methods.get(method) ?? methods.get(ANY_METHOD);
       if (handler === undefined) throw new MethodNotAllowed([...methods.keys()]);
       return { handler, param };
     },

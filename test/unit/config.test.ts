@@ -190,3 +190,66 @@ describe('printableConfig', () => {
     assert.equal(typeof printed['secret'], 'string');
   });
 });
+
+describe('the gate settings', () => {
+  it('default to no extra redirect host and a host-only cookie', () => {
+    const config = configFrom();
+    assert.deepEqual(config.allowedRedirectHosts, []);
+    assert.equal(config.cookieDomain, undefined);
+  });
+
+  const hosts: ReadonlyArray<[string, string[]]> = [
+    ['app.example', ['app.example']],
+    ['App.Example, FLOOD.example.org ,', ['app.example', 'flood.example.org']],
+    ['localhost', ['localhost']],
+    ['127.0.0.1,10.1.2.3', ['127.0.0.1', '10.1.2.3']],
+    ['::1,[2001:db8::1]', ['[::1]', '[2001:db8::1]']],
+    ['xn--bcher-kva.example', ['xn--bcher-kva.example']],
+    ['a-b.c-d.example', ['a-b.c-d.example']],
+  ];
+  for (const [input, expected] of hosts) {
+    it(`reads the allowed redirect hosts ${JSON.stringify(input)} as ${JSON.stringify(expected)}`, () => {
+      assert.deepEqual(configFrom({ GATEHOUSE_ALLOWED_REDIRECT_HOSTS: input }).allowedRedirectHosts, expected);
+    });
+  }
+
+  const badHosts = [
+    'https://app.example',
+    'app.example/',
+    'app.example/login',
+    'app.example:8443',
+    '*.example',
+    '.example',
+    'app..example',
+    '-app.example',
+    'app-.example',
+    'app example',
+    'bücher.example',
+    'a@b.example',
+    `${'a'.repeat(64)}.example`,
+    `${'abcdefghi.'.repeat(26)}example`,
+    'app.example,evil example',
+    '[::1',
+    '[not-ip]',
+  ];
+  for (const input of badHosts) {
+    it(`refuses the allowed redirect host ${JSON.stringify(input)}`, () => {
+      assert.throws(() => configFrom({ GATEHOUSE_ALLOWED_REDIRECT_HOSTS: input }), SettingInvalid);
+    });
+  }
+
+  it('reads a cookie domain, lower-cased', () => {
+    assert.equal(configFrom({ GATEHOUSE_COOKIE_DOMAIN: 'Example.org' }).cookieDomain, 'example.org');
+    assert.equal(configFrom({ GATEHOUSE_COOKIE_DOMAIN: 'home.example.org' }).cookieDomain, 'home.example.org');
+  });
+
+  it('treats an empty cookie domain as none', () => {
+    assert.equal(configFrom({ GATEHOUSE_COOKIE_DOMAIN: '' }).cookieDomain, undefined);
+  });
+
+  for (const input of ['.example.org', 'example.org.', 'https://example.org', 'example.org/x', 'example.org:443', '127.0.0.1', '::1', 'a b', 'ex;ample.org', 'example.org; Secure', '*.example.org']) {
+    it(`refuses the cookie domain ${JSON.stringify(input)}`, () => {
+      assert.throws(() => configFrom({ GATEHOUSE_COOKIE_DOMAIN: input }), SettingInvalid);
+    });
+  }
+});

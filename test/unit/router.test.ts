@@ -38,6 +38,10 @@ function assertMethodNotAllowed(method: string, path: string, allow: readonly st
   );
 }
 
+function assertNotFoundIn(r: ReturnType<typeof createRouter<string>>, method: string, path: string): void {
+  assert.throws(() => r.match(method, path), RouteNotFound);
+}
+
 describe('createRouter', () => {
   const matches: ReadonlyArray<{ method: string; path: string; handler: string; param: string | undefined }> = [
     { method: 'GET', path: '/api/auth/verify', handler: 'verify', param: undefined },
@@ -123,6 +127,28 @@ describe('createRouter', () => {
     ]);
     assert.deepEqual(r.match('GET', '/u/me'), { handler: 'literal', param: undefined });
     assert.deepEqual(r.match('GET', '/u/you'), { handler: 'param', param: 'you' });
+  });
+
+  it('routes every method, known or not, to a route whose method is *', () => {
+    const r = createRouter([
+      { method: '*', path: '/gate', handler: 'gate' },
+      { method: 'GET', path: '/a', handler: 'a' },
+    ]);
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PURGE', 'PROPFIND']) {
+      assert.deepEqual(r.match(method, '/gate'), { handler: 'gate', param: undefined });
+    }
+    assertNotFoundIn(r, 'GET', '/gate/');
+  });
+
+  it('prefers a route for the exact method over * on the same path, and leaves * out of Allow', () => {
+    const r = createRouter([
+      { method: '*', path: '/gate', handler: 'any' },
+      { method: 'GET', path: '/gate', handler: 'get' },
+      { method: 'GET', path: '/a', handler: 'a' },
+    ]);
+    assert.equal(r.match('GET', '/gate').handler, 'get');
+    assert.equal(r.match('POST', '/gate').handler, 'any');
+    assert.throws(() => r.match('POST', '/a'), (error: unknown) => error instanceof MethodNotAllowed && error.allow.join() === 'GET');
   });
 
   it('answers RouteNotFound for every path when it has no routes', () => {

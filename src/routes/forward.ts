@@ -1,0 +1,177 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Credentials, SessionAuthenticator } from '../auth/session.js';
+import { AuthRequired, NotAdministrator, ServiceStopping, UnknownLevel } from '../errors.js';
+import { toPublicError } from '../http/errors.js';
+import { percentEncodeHeaderValue } from '../http/header-value.js';
+import { parseQuery } from '../http/query.js';
+import { sendRawJson } from '../http/respond.js';
+import { ANY_METHOD } from '../http/router.js';
+import type { Logger } from '../log/logger.js';
+import type { StoredUser } from '../store/users.js';
+import { isAdministrator } from '../validate/level.js';
+import type { Route } from './context.js';
+
+export interface ForwardRouteDeps {
+  readonly session: SessionAuthenticator;
+  /** Hosts an absolute `login=` URL may point at (the login page's own host must be listed). */
+  readonly allowedRedirectHosts: readonly string[];
+  readonly isStopping: () => boolean;
+  readonly logger: Logger;
+}
+
+// Far above any URL of the apps behind the gate; a token is at most 4,096 characters.
+const MAX_ORIGINAL_QUERY_LENGTH = 8192;
+const MAX_URL_LENGTH = 8192;
+
+const CLOSE: Readonly<Record<string, string>> = Object.freeze({ connection: 'close' });
+
+/**
+ * `{base}/api/auth/forward`: the decision for a reverse proxy's auth subrequest (nginx
+ * auth_request, Caddy forward_auth, Traefik forwardAuth), for every method, from the headers
+ * alone. Answers only 200, 401, 403, 503 while stopping, and 302 to a login page when asked:
+ * nginx turns any other status into a 500.
+ */
+export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
+  const { session, allowedRedirectHosts, isStopping, logger } = deps;
+  const bodyOf = (error: Error): Buffer => Buffer.from(JSON.stringify(toPublicError(error).body));
+  const allowedBody = Buffer.from('{}');
+  const unauthenticatedBody = bodyOf(new AuthRequired());
+  const notAdministratorBody = bodyOf(new NotAdministrator());
+  const unknownLevelBody = bodyOf(new UnknownLevel());
+  const stoppingBody = bodyOf(new ServiceStopping());
+  // Stored users are immutable and replaced on change: the encoded headers hang off the record.
+  const allowedHeaders = new WeakMap<StoredUser, Readonly<Record<string, string>>>();
+  let isUnknownLevelLogged = false;
+
+  return [
+    {
+      method: ANY_METHOD,
+      path: '/api/auth/forward',
+      handler(ctx) {
+        const { req, res } = ctx;
+        // The body is never read. One that was announced (nginx may pass on the original
+        // request's Content-Length without sending a byte) must not be parsed as a next request.
+        const close = isBodyAnnounced(req) ? CLOSE : undefined;
+        if (isStopping()) {
+          sendRawJson(res, 503, stoppingBody, close);
+          return;
+        }
+        const level = ctx.query['level'];
+        if (level !== undefined && level !== 'ADMINISTRATOR' && level !== 'USER') {
+          if (!isUnknownLevelLogged) {
+            isUnknownLevelLogged = true;
+            logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { level: level.slice(0, 64) });
+          }
+          sendRawJson(res, 403, unknownLevelBody, close);
+          return;
+        }
+        const caller = session.check(credentialsOf(ctx.credentials, req.headers));
+        if ('refused' in caller) {
+          const location = loginLocation(ctx.query['login'], req.headers, allowedRedirectHosts);
+          if (location === undefined) sendRawJson(res, 401, unauthenticatedBody, close);
+          else sendRawJson(res, 302, unauthenticatedBody, close === undefined ? { location } : { location, connection: 'close' });
+          return;
+        }
+        const { user } = caller;
+        if (level === 'ADMINISTRATOR' && !isAdministrator(user.level)) {
+          sendRawJson(res, 403, notAdministratorBody, close);
+          return;
+        }
+        let headers = allowedHeaders.get(user);
+        if (headers === undefined) {
+          headers = Object.freeze({ 'remote-user': percentEncodeHeaderValue(user.username), 'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER' });
+          allowedHeaders.set(user, headers);
+        }
+        sendRawJson(res, 200, allowedBody, close === undefined ? headers : Object.assign({}, headers, CLOSE));
+      },
+    },
+  ];
+}
+
+function isBodyAnnounced(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * The cookie; else the `token` of the original request's query (X-Original-URI from nginx,
+ * then X-Forwarded-Uri from Traefik and Caddy); else `?token=` on the forward request. The
+ * first one present is the one judged, as the cookie is over `?token=` everywhere else.
+ */
+function credentialsOf(credentials: Credentials, headers: IncomingHttpHeaders): Credentials {
+  if (credentials.cookieToken !== undefined) return credentials;
+  const original = tokenOfUri(headers['x-original-uri']) ?? tokenOfUri(headers['x-forwarded-uri']);
+  return original === undefined ? credentials : { cookieToken: undefined, queryToken: original };
+}
+
+/** The `token` parameter of a request target's query; anything malformed just has none. */
+function tokenOfUri(uri: string | string[] | undefined): string | undefined {
+  if (typeof uri !== 'string') return undefined;
+  const queryStart = uri.indexOf('?');
+  if (queryStart < 0 || uri.length - queryStart - 1 > MAX_ORIGINAL_QUERY_LENGTH) return undefined;
+  // Most requests behind the gate carry no token: skip the parse unless one could be there.
+  if (uri.indexOf('token', queryStart) < 0 && uri.indexOf('%', queryStart) < 0) return undefined;
+  const fragment = uri.indexOf('#', queryStart);
+  const token = parseQuery(uri.slice(queryStart + 1, fragment < 0 ? uri.length : fragment))['token'];
+  return token === '' ? undefined : token;
+}
+
+/**
+ * Where to send a browser without a session: `login` (from the forward URL) plus `rd`, the
+ * original URL. Undefined, so the answer stays 401, unless `login` is a path on this site or an
+ * http(s) URL on an allowed host, and the original request accepts HTML.
+ */
+export function loginLocation(login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
+  if (login === undefined || headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
+  const original = originalUrlOf(headers);
+  if (original === undefined) return login;
+  return `${login}${login.includes('?') ? '&' : '?'}rd=${encodeURIComponent(original)}`;
+}
+
+function isLoginTarget(login: string, allowedHosts: readonly string[]): boolean {
+  if (login.length > MAX_URL_LENGTH || !isVisibleAscii(login)) return false;
+  // A single slash: `//host` and `/\host` are other sites to a browser.
+  if (login.startsWith('/')) return login[1] !== '/' && login[1] !== '\\';
+  if (!login.startsWith('https://') && !login.startsWith('http://')) return false;
+  let url: URL;
+  try {
+    url = new URL(login);
+  } catch {
+    return false;
+  }
+  // Anyone can put a link to this endpoint on a page: only the operator's hosts are redirected to.
+  return url.username === '' && url.password === '' && allowedHosts.includes(url.hostname);
+}
+
+/**
+ * The URL the user asked for: absolute from X-Forwarded-Proto, X-Forwarded-Host (else Host) and
+ * X-Forwarded-Uri (else X-Original-URI); only the path when the scheme or host is unknown, which
+ * the login page resolves against its own origin. Undefined when there is no usable path.
+ */
+function originalUrlOf(headers: IncomingHttpHeaders): string | undefined {
+  const uri = headerText(headers['x-forwarded-uri']) ?? headerText(headers['x-original-uri']);
+  if (uri === undefined || !uri.startsWith('/') || uri.length > MAX_URL_LENGTH || !isVisibleAscii(uri)) return undefined;
+  const proto = headers['x-forwarded-proto'];
+  const host = headerText(headers['x-forwarded-host']) ?? headers.host;
+  if ((proto !== 'https' && proto !== 'http') || host === undefined || !isPlainHost(host)) return uri;
+  return `${proto}://${host}${uri}`;
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function isVisibleAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x21 || code > 0x7e) return false;
+  }
+  return true;
+}
+
+/** A host and optional port, nothing that would change where a URL points. */
+function isPlainHost(host: string): boolean {
+  if (host === '' || host.length > 300 || !isVisibleAscii(host)) return false;
+  for (const character of ['/', '\\', '@', '?', '#']) if (host.includes(character)) return false;
+  return true;
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { validateHeaderValue } from 'node:http';
+import { describe, it } from 'node:test';
+import { percentEncodeHeaderValue } from '../../src/http/header-value.js';
+
+describe('percentEncodeHeaderValue', () => {
+  const cases: ReadonlyArray<[string, string, string]> = [
+    ['a plain ASCII name', 'alice', 'alice'],
+    ['visible ASCII punctuation', "a.b-c_d~e!$&'()*+,;=:@/?#[]{}<>\"\\^`|", "a.b-c_d~e!$&'()*+,;=:@/?#[]{}<>\"\\^`|"],
+    ['a space', 'Ada Lovelace', 'Ada%20Lovelace'],
+    ['a percent sign', '100%', '100%25'],
+    ['a name that is exactly %41', '%41', '%2541'],
+    ['CR and LF', 'evil\r\nSet-Cookie: x=1', 'evil%0D%0ASet-Cookie:%20x=1'],
+    ['NUL, tab, DEL', 'a\u0000b\tc\u007f', 'a%00b%09c%7F'],
+    ['Latin-1 letters', 'José', 'Jos%C3%A9'],
+    ['an emoji outside the BMP', 'cat 🐈', 'cat%20%F0%9F%90%88'],
+    ['right-to-left text', 'שלום', '%D7%A9%D7%9C%D7%95%D7%9D'],
+    ['a lone surrogate (as U+FFFD)', 'a\ud800', 'a%EF%BF%BD'],
+    ['the empty string', '', ''],
+  ];
+  for (const [what, name, encoded] of cases) {
+    it(`encodes ${what}`, () => {
+      assert.equal(percentEncodeHeaderValue(name), encoded);
+    });
+  }
+
+  for (const [what, name] of cases) {
+    it(`gives a value node:http accepts and decodeURIComponent reverses, for ${what}`, () => {
+      const encoded = percentEncodeHeaderValue(name);
+      assert.doesNotThrow(() => validateHeaderValue('remote-user', encoded));
+      assert.match(encoded, /^[\x21-\x7e]*$/);
+      assert.equal(decodeURIComponent(encoded), name.includes('\ud800') ? name.replace('\ud800', '\ufffd') : name);
+    });
+  }
+
+  it('round-trips every single code point up to U+FFFF except surrogates, and some beyond', () => {
+    for (let code = 0; code <= 0x10ffff; code += code < 0x10000 ? 1 : 0x1001) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const name = `x${String.fromCodePoint(code)}y`;
+      const encoded = percentEncodeHeaderValue(name);
+      assert.match(encoded, /^[\x21-\x7e]*$/);
+      assert.equal(decodeURIComponent(encoded), name);
+    }
+  });
+});
