@@ -86,6 +86,8 @@ export class Chromium {
         '--disable-component-update',
         '--disable-sync',
         '--disable-dev-shm-usage',
+        // Loopback only: any other host name fails to resolve, so a wrong redirect cannot leave the machine.
+        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
         `--user-data-dir=${profileDir}`,
         '--remote-debugging-pipe',
         'about:blank',
@@ -157,13 +159,18 @@ export class Chromium {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Opens a new tab and attaches to it (flattened session), with Page, Runtime and Log enabled. */
+  /**
+   * Opens a new tab in a browser context of its own (its own cookies, like a private window) and
+   * attaches to it (flattened session), with Page, Runtime, Log and Audits enabled.
+   */
   async newPage(): Promise<Page> {
-    const { targetId } = await this.send('Target.createTarget', { url: 'about:blank' });
+    const { browserContextId } = await this.send('Target.createBrowserContext', { disposeOnDetach: true });
+    if (typeof browserContextId !== 'string') throw new Error('Target.createBrowserContext answered without an id');
+    const { targetId } = await this.send('Target.createTarget', { url: 'about:blank', browserContextId });
     if (typeof targetId !== 'string') throw new Error('Target.createTarget answered without a targetId');
     const { sessionId } = await this.send('Target.attachToTarget', { targetId, flatten: true });
     if (typeof sessionId !== 'string') throw new Error('Target.attachToTarget answered without a sessionId');
-    const page = new Page(this, targetId, sessionId);
+    const page = new Page(this, targetId, sessionId, browserContextId);
     await page.enable();
     return page;
   }
@@ -184,15 +191,17 @@ export class Page {
   readonly #browser: Chromium;
   readonly targetId: string;
   readonly sessionId: string;
+  readonly browserContextId: string;
   /** Every error, exception and CSP violation the page has reported since it was opened. */
   readonly problems: PageProblem[] = [];
   /** Every main-frame URL navigated to, in order. */
   readonly navigations: string[] = [];
 
-  constructor(browser: Chromium, targetId: string, sessionId: string) {
+  constructor(browser: Chromium, targetId: string, sessionId: string, browserContextId: string) {
     this.#browser = browser;
     this.targetId = targetId;
     this.sessionId = sessionId;
+    this.browserContextId = browserContextId;
     browser.onEvent((method, params, eventSessionId) => {
       if (eventSessionId !== sessionId) return;
       this.#record(method, params);
@@ -215,6 +224,10 @@ export class Page {
     } else if (method === 'Audits.issueAdded') {
       const issue = params['issue'] as Json | undefined;
       if (issue?.['code'] === 'ContentSecurityPolicyIssue') this.problems.push({ source: 'csp', text: JSON.stringify(issue['details']) });
+    } else if (method === 'Page.javascriptDialogOpening') {
+      // An alert would block the page: record it and dismiss it.
+      this.problems.push({ source: 'dialog', text: `${String(params['type'])}: ${String(params['message'])}` });
+      void this.send('Page.handleJavaScriptDialog', { accept: false }).catch(() => undefined);
     } else if (method === 'Page.frameNavigated') {
       const frame = params['frame'] as Json | undefined;
       if (frame !== undefined && frame['parentId'] === undefined && typeof frame['url'] === 'string') this.navigations.push(frame['url']);
@@ -285,6 +298,12 @@ export class Page {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`no matching page within ${timeoutMs} ms; last loaded ${seen}; navigations: ${this.navigations.join(' -> ')}`);
+  }
+
+  /** Closes the tab and its browser context (its cookies go with it). */
+  async close(): Promise<void> {
+    await this.#browser.send('Target.closeTarget', { targetId: this.targetId }).catch(() => undefined);
+    await this.#browser.send('Target.disposeBrowserContext', { browserContextId: this.browserContextId }).catch(() => undefined);
   }
 
   /** Every cookie the browser would send to `url`. */
