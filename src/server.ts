@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
@@ -13,6 +14,7 @@ import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { forwardRoutes } from './routes/forward.js';
 import { healthRoutes } from './routes/health.js';
+import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
 import { openDataDir } from './store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
 import { openUserStore, type UserStore } from './store/users.js';
@@ -66,6 +68,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       apiRoutes: [
         ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
         ...forwardRoutes({ session, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger }),
+        ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
       ],
       rootRoutes: healthRoutes(() => isStopping),
       baseUri: config.baseUri,
@@ -120,6 +123,10 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     lock.release();
     throw error;
   }
+}
+
+function sha256Base64(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64');
 }
 
 function isLoopback(host: string): boolean {

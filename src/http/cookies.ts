@@ -32,6 +32,8 @@ export function readCookie(header: string | undefined, wanted: string): string |
 export interface CookieOptions {
   readonly path: string;
   readonly isSecure: boolean;
+  /** `Domain=` (a checked DNS name, --cookie-domain): the cookie then reaches sub-domains too. Absent: host-only. */
+  readonly domain?: string | undefined;
 }
 
 const EPOCH = 'Thu, 01 Jan 1970 00:00:00 GMT';
@@ -39,10 +41,15 @@ const EPOCH = 'Thu, 01 Jan 1970 00:00:00 GMT';
 /** The session cookie (INTERFACE.md, "Tokens and cookies"). */
 export function sessionCookie(token: string, maxAgeSeconds: number, nowMs: number, options: CookieOptions): string {
   const expires = new Date(nowMs + maxAgeSeconds * 1000).toUTCString();
-  return `jwt=${token}; Path=${options.path}; Max-Age=${maxAgeSeconds}; Expires=${expires}; HttpOnly; SameSite=Strict${options.isSecure ? '; Secure' : ''}`;
+  return `jwt=${token}; Path=${options.path}${domainOf(options)}; Max-Age=${maxAgeSeconds}; Expires=${expires}; HttpOnly; SameSite=Strict${options.isSecure ? '; Secure' : ''}`;
 }
 
 /** The cookie that clears the session on logout. */
 export function clearedSessionCookie(options: CookieOptions): string {
-  return `jwt=; Path=${options.path}; Max-Age=0; Expires=${EPOCH}; HttpOnly; SameSite=Strict${options.isSecure ? '; Secure' : ''}`;
+  return `jwt=; Path=${options.path}${domainOf(options)}; Max-Age=0; Expires=${EPOCH}; HttpOnly; SameSite=Strict${options.isSecure ? '; Secure' : ''}`;
+}
+
+// A cookie set with Domain is only replaced by one with the same Domain: logout must carry it too.
+function domainOf(options: CookieOptions): string {
+  return options.domain === undefined ? '' : `; Domain=${options.domain}`;
 }

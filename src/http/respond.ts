@@ -21,3 +21,9 @@ export function sendRawJson(res: ServerResponse, status: number, json: Buffer, h
   res.writeHead(status, headers === undefined ? all : Object.assign(all, headers));
   res.end(json);
 }
+
+/** Sends a static asset whose headers (type, length, policies) were all built once at start-up. */
+export function sendStatic(res: ServerResponse, status: number, body: Buffer, headers: Readonly<OutgoingHttpHeaders>): void {
+  res.writeHead(status, headers);
+  res.end(body);
+}

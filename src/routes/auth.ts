@@ -86,7 +86,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     // jti makes every token unique, so two logins in one second never share a token (and
     // revoking one on logout cannot end the other).
     const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey, jti: newTokenId() });
-    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: isSecureCookie(ctx) });
+    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain });
   };
 
   if (config.authMethod === 'none') {
@@ -111,7 +111,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       } },
       { method: 'GET', path: '/api/auth/logout', handler: (ctx) => {
         guard(ctx);
-        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx) }) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain }) });
       } },
     ];
   }
@@ -208,7 +208,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       async handler(ctx) {
         const caller = session.authenticate(ctx.credentials);
         if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, nowSeconds());
-        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx) }) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain }) });
       },
     },
     {

@@ -98,6 +98,27 @@ describe('sessionCookie', () => {
   });
 });
 
+describe('the cookie domain', () => {
+  it('adds Domain to the session cookie when one is given', () => {
+    assert.equal(
+      sessionCookie('t', 60, 0, { path: '/', isSecure: true, domain: 'example.org' }),
+      'jwt=t; Path=/; Domain=example.org; Max-Age=60; Expires=Thu, 01 Jan 1970 00:01:00 GMT; HttpOnly; SameSite=Strict; Secure',
+    );
+  });
+
+  it('adds the same Domain to the cookie that clears the session, or the browser would keep the old one', () => {
+    assert.equal(
+      clearedSessionCookie({ path: '/', isSecure: false, domain: 'example.org' }),
+      'jwt=; Path=/; Domain=example.org; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict',
+    );
+  });
+
+  it('leaves Domain out (a host-only cookie) when the domain is undefined', () => {
+    assert.ok(!sessionCookie('t', 60, 0, { path: '/', isSecure: false, domain: undefined }).includes('Domain'));
+    assert.ok(!clearedSessionCookie({ path: '/', isSecure: false }).includes('Domain'));
+  });
+});
+
 describe('clearedSessionCookie', () => {
   it('builds the exact logout cookie of the interface', () => {
     assert.equal(

@@ -1,0 +1,21 @@
+/**
+ * Where the login page sends the browser after a login: `rd` resolved against the page, when
+ * it is http(s) on the page's own origin or on an allowed host (exact host name, any port) and
+ * carries no user name or password; otherwise "/". The login page embeds this function's own
+ * source, so it must stay self-contained: no imports, no helpers, no inner functions.
+ */
+export function safeRedirectTarget(rd: string | null, pageHref: string, allowedHosts: readonly string[]): string {
+  if (typeof rd !== 'string' || rd === '') return '/';
+  let target: URL;
+  let page: URL;
+  try {
+    target = new URL(rd, pageHref);
+    page = new URL(pageHref);
+  } catch {
+    return '/';
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') return '/';
+  if (target.username !== '' || target.password !== '') return '/';
+  if (target.origin === page.origin || allowedHosts.indexOf(target.hostname) >= 0) return target.href;
+  return '/';
+}
