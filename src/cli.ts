@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { serveCommand, type CliIo } from './cli/commands.js';
+import { floodTokenCommand } from './cli/flood-token.js';
 import { secretCommand, usersCommand } from './cli/offline.js';
 import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './cli/usage-error.js';
 
@@ -12,6 +13,7 @@ Commands:
   serve           run the service (gatehouse serve --help for its options)
   users           administer accounts offline (list, add, passwd, set-level, remove)
   secret rotate   replace the signing secret (every session ends)
+  flood-token     print a token for a Flood run with --auth none behind the gate
 
   --version       print the version
   --help          show this help
@@ -33,6 +35,8 @@ async function main(io: CliIo): Promise<number> {
       return usersCommand(rest, io);
     case 'secret':
       return secretCommand(rest, io);
+    case 'flood-token':
+      return floodTokenCommand(rest, io);
     case '--version':
     case '-v':
       io.stdout.write(`${version()}\n`);
