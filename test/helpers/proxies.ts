@@ -3,13 +3,14 @@
 // small upstream app that echoes what it received. Every wait is bounded; stopAll() ends every
 // process started here and removes every temp dir.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, REPO_ROOT, startServe, type ServeProcess } from './process.js';
+import { freePort, REPO_ROOT, runCli, startServe, type ServeProcess } from './process.js';
 
 export const NGINX_PATH = process.env['NGINX_PATH'] ?? '/usr/sbin/nginx';
 export const CADDY_PATH = process.env['CADDY_PATH'] ?? '/usr/bin/caddy';
@@ -206,19 +207,46 @@ export const EVENT_STREAM_PATH = '/api/activity-stream';
 export const EVENT_INTERVAL_MS = 100;
 
 /**
+ * Flood 4.14.3's check with --auth none, as observed: a `jwt` cookie that is an HS256 token
+ * signed with the bytes of Flood's secret file, with a string `username` and an `exp` to come.
+ */
+function isFloodCookieValid(cookieHeader: string | undefined, secret: string): boolean {
+  const token = /(?:^|;\s*)jwt=([^;]*)/.exec(cookieHeader ?? '')?.[1];
+  const parts = token?.split('.');
+  if (parts === undefined || parts.length !== 3) return false;
+  const [header = '', payload = '', signature = ''] = parts;
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${header}.${payload}`).digest();
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { username?: unknown; exp?: unknown };
+    return typeof claims.username === 'string' && typeof claims.exp === 'number' && claims.exp * 1000 > Date.now();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * A node:http app standing in for Flood or any app:
+ * - with `floodSecret`, every `/api/` request without a `jwt` cookie Flood would accept gets
+ *   Flood's 401 `{"code":"FLOOD_UNAUTHORIZED"}`, as Flood with --auth none answers;
  * - `/api/activity-stream`: server-sent events, one every 100 ms, until the client goes;
  * - `/api/set-cookie`: answers with `Set-Cookie: jwt=from-upstream` (what Flood's verify does in none mode);
  * - `/csp-violation`: an HTML page whose own CSP blocks its inline script (the browser tests' control);
  * - anything else: 200 JSON `{method, url, headers}` as received.
  */
-export async function startUpstream(): Promise<Upstream> {
+export async function startUpstream(options: { floodSecret?: string } = {}): Promise<Upstream> {
   const seen: SeenRequest[] = [];
   const streams = new Set<ServerResponse>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
     req.resume();
-    const path = (req.url ?? '').split('?')[0];
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (options.floodSecret !== undefined && path.startsWith('/api/') && !isFloodCookieValid(req.headers.cookie, options.floodSecret)) {
+      res.writeHead(401, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"code":"FLOOD_UNAUTHORIZED","message":"Unauthorized"}');
+      return;
+    }
     if (path === EVENT_STREAM_PATH) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       streams.add(res);
@@ -280,8 +308,6 @@ export async function stopAllProxies(): Promise<void> {
 
 export type RecipeName = 'flood' | 'app';
 
-/** What the tests inject as Flood's token: the recipes pass whatever `gatehouse flood-token` printed. */
-export const TEST_FLOOD_TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJ1c2VybmFtZSI6Il9mbG9vZCJ9.flood-token-for-the-tests';
 
 const RECIPE_FILES: Readonly<Record<ProxyKind, Readonly<Record<RecipeName, string>>>> = {
   nginx: { flood: 'deploy/nginx/flood.conf', app: 'deploy/nginx/app.conf' },
@@ -289,7 +315,7 @@ const RECIPE_FILES: Readonly<Record<ProxyKind, Readonly<Record<RecipeName, strin
 };
 
 /** The recipe for `kind` as the test runs it: only addresses, ports and the token file path differ from deploy/. */
-function recipeRenderer(kind: ProxyKind, recipe: RecipeName, gatehousePort: number, upstreamPort: number): RenderSite {
+function recipeRenderer(kind: ProxyKind, recipe: RecipeName, gatehousePort: number, upstreamPort: number, floodToken: string): RenderSite {
   const file = RECIPE_FILES[kind][recipe];
   const upstreamAddress = recipe === 'flood' ? RECIPE_FLOOD : RECIPE_APP;
   if (kind === 'nginx') {
@@ -301,7 +327,7 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, gatehousePort: numb
       ];
       if (recipe === 'flood') {
         const tokenFile = join(dir, 'flood-token.conf');
-        await writeFile(tokenFile, `set $flood_token "${TEST_FLOOD_TOKEN}";\n`, { mode: 0o600 });
+        await writeFile(tokenFile, `set $flood_token "${floodToken}";\n`, { mode: 0o600 });
         replacements.push(['/etc/nginx/flood-token.conf', tokenFile]);
       }
       return renderRecipe(file, replacements);
@@ -316,6 +342,8 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, gatehousePort: numb
 }
 
 export interface Stack {
+  /** For the Flood recipe: what `gatehouse flood-token` printed for the stand-in Flood's secret (else ''). */
+  readonly floodToken: string;
   readonly gatehouse: ServeProcess;
   readonly upstream: Upstream;
   readonly proxy: RunningProxy;
@@ -335,10 +363,22 @@ export interface StackOptions {
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dataDir = await tempDir('gatehouse-stack-');
   const gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--trust-proxy', '127.0.0.1', ...(options.gatehouseArgs ?? [])]);
-  const upstream = await startUpstream();
-  const render = recipeRenderer(options.proxy, options.recipe, gatehouse.port, upstream.port);
-  const proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: TEST_FLOOD_TOKEN });
+  let floodToken = '';
+  let floodSecret: string | undefined;
+  if (options.recipe === 'flood') {
+    // Flood writes <rundir>/flood.secret itself; the token comes from the real command, as an operator makes it.
+    floodSecret = randomBytes(36).toString('hex');
+    const secretFile = join(dataDir, 'flood.secret');
+    await writeFile(secretFile, floodSecret, { mode: 0o600 });
+    const minted = await runCli(['flood-token', '--secret-file', secretFile]);
+    if (minted.code !== 0) throw new Error(`gatehouse flood-token failed (${minted.code}): ${minted.stderr}`);
+    floodToken = minted.stdout.trim();
+  }
+  const upstream = await startUpstream(floodSecret === undefined ? {} : { floodSecret });
+  const render = recipeRenderer(options.proxy, options.recipe, gatehouse.port, upstream.port, floodToken);
+  const proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken });
   return {
+    floodToken,
     gatehouse,
     upstream,
     proxy,

@@ -1,13 +1,12 @@
 // deploy/nginx/flood.conf and deploy/caddy/flood.Caddyfile, run as written (only ports, addresses
 // and the token replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an
-// upstream app standing in for Flood started with --auth none.
+// upstream app standing in for Flood started with --auth none: it answers 401 unless its `jwt`
+// cookie is signed with its secret, and the proxy gets that cookie from `gatehouse flood-token`.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
-import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, TEST_FLOOD_TOKEN, type Stack } from '../../helpers/proxies.js';
+import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
 import { API_ACCEPT, BROWSER_ACCEPT, CookieJar, echoOf, readEventStream, registerVia, viaProxy, type ProxyUser } from './through-proxy.js';
-
-const FLOOD_COOKIE = `jwt=${TEST_FLOOD_TOKEN}`;
 
 after(async () => {
   await stopAllProxies();
@@ -54,7 +53,7 @@ for (const kind of PROXY_KINDS) {
       const res = await viaProxy(stack.proxy.port, { path: '/api/client/settings', headers: { cookie: `other=1; jwt=${user.token}` } });
       const echo = echoOf(res);
       assert.equal(echo.url, '/api/client/settings');
-      assert.equal(echo.headers['cookie'], FLOOD_COOKIE, 'Flood gets its own token and nothing else');
+      assert.equal(echo.headers['cookie'], `jwt=${stack.floodToken}`, 'Flood gets its own token and nothing else');
       assert.ok(!JSON.stringify(echo.headers).includes(user.token), 'the user\'s Gatehouse token never reaches Flood');
       assert.equal(echo.headers['remote-user'], user.username);
       assert.equal(echo.headers['remote-level'], 'USER');
@@ -63,7 +62,7 @@ for (const kind of PROXY_KINDS) {
     it('answers 401 without a cookie, with a wrong one, and with a token signed by someone else, and Flood is not asked', async () => {
       const before = stack.upstream.seen.length;
       const forged = `${user.token.slice(0, user.token.lastIndexOf('.') + 1)}${'A'.repeat(43)}`;
-      for (const cookie of [undefined, 'jwt=', 'jwt=not-a-token', `jwt=${forged}`, `jwt=${TEST_FLOOD_TOKEN}`]) {
+      for (const cookie of [undefined, 'jwt=', 'jwt=not-a-token', `jwt=${forged}`, `jwt=${stack.floodToken}`]) {
         const res = await viaProxy(stack.proxy.port, { path: '/api/torrents', headers: cookie === undefined ? {} : { cookie } });
         assert.equal(res.status, 401, `cookie ${cookie}: ${res.text}`);
       }
@@ -74,7 +73,7 @@ for (const kind of PROXY_KINDS) {
       const path = `/api/torrents/ABCDEF/contents/0/data?token=${encodeURIComponent(user.token)}`;
       const echo = echoOf(await viaProxy(stack.proxy.port, { path }));
       assert.equal(echo.url, path);
-      assert.equal(echo.headers['cookie'], FLOOD_COOKIE);
+      assert.equal(echo.headers['cookie'], `jwt=${stack.floodToken}`);
       assert.equal(echo.headers['remote-user'], user.username);
       const refused = await viaProxy(stack.proxy.port, { path: '/api/torrents/ABCDEF/contents/0/data?token=not-a-token' });
       assert.equal(refused.status, 401);
@@ -140,7 +139,7 @@ for (const kind of PROXY_KINDS) {
       // One event every 100 ms: unbuffered, several arrive in the first 1.5 s and more after 2 s.
       assert.ok(early >= 3 && late >= 1, `events at ${reading.eventTimesMs.join(', ')} ms`);
       const seen = stack.upstream.seen.filter((request) => request.url.startsWith(EVENT_STREAM_PATH)).at(-1);
-      assert.equal(seen?.headers['cookie'], FLOOD_COOKIE);
+      assert.equal(seen?.headers['cookie'], `jwt=${stack.floodToken}`);
     });
   });
 }
