@@ -38,6 +38,7 @@ export interface RunningProxy {
 }
 
 const children = new Set<ChildProcess>();
+const upstreams = new Set<Upstream>();
 const tempDirs: string[] = [];
 
 async function tempDir(prefix: string): Promise<string> {
@@ -272,20 +273,27 @@ export async function startUpstream(options: { floodSecret?: string } = {}): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return {
+  let closing: Promise<void> | undefined;
+  const upstream: Upstream = {
     port,
     seen,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        upstreams.delete(upstream);
         for (const stream of streams) stream.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      return closing;
+    },
   };
+  upstreams.add(upstream);
+  return upstream;
 }
 
-/** Ends every proxy still running (SIGTERM, then SIGKILL) and removes the temp dirs. */
+/** Ends every proxy still running (SIGTERM, then SIGKILL), closes every upstream and removes the temp dirs. */
 export async function stopAllProxies(): Promise<void> {
+  await Promise.all([...upstreams].map((upstream) => upstream.close()));
   await Promise.all(
     [...children].map(
       (child) =>
@@ -376,7 +384,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   const upstream = await startUpstream(floodSecret === undefined ? {} : { floodSecret });
   const render = recipeRenderer(options.proxy, options.recipe, gatehouse.port, upstream.port, floodToken);
-  const proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken });
+  let proxy: RunningProxy;
+  try {
+    proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken });
+  } catch (error) {
+    await upstream.close();
+    await gatehouse.stop();
+    throw error;
+  }
   return {
     floodToken,
     gatehouse,
