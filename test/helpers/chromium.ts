@@ -87,7 +87,7 @@ export class Chromium {
         '--disable-sync',
         '--disable-dev-shm-usage',
         // Loopback only: any other host name fails to resolve, so a wrong redirect cannot leave the machine.
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
         `--user-data-dir=${profileDir}`,
         '--remote-debugging-pipe',
         'about:blank',

@@ -343,7 +343,8 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, gatehousePort: numb
   }
   return (port) =>
     renderRecipe(file, [
-      [`${recipe === 'flood' ? 'flood' : 'app'}.example.com {`, `http://127.0.0.1:${port} {`],
+      // Any host name (the tests use 127.0.0.1 and localhost), on loopback only.
+      [`${recipe === 'flood' ? 'flood' : 'app'}.example.com {`, `http://:${port} {\n\tbind 127.0.0.1`],
       [RECIPE_GATEHOUSE, `127.0.0.1:${gatehousePort}`],
       [upstreamAddress, `127.0.0.1:${upstreamPort}`],
     ]);

@@ -156,3 +156,37 @@ for (const kind of PROXY_KINDS) {
     });
   });
 }
+
+for (const kind of PROXY_KINDS) {
+  describe(`the login page in Chromium, through ${kind}, with --allowed-redirect-hosts localhost`, () => {
+    let stack: Stack;
+    let user: ProxyUser;
+    let page: Page | undefined;
+    before(async () => {
+      stack = await startStack({ proxy: kind, recipe: 'app', gatehouseArgs: ['--allowed-redirect-hosts', 'localhost'] });
+      user = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+    });
+    after(async () => {
+      await page?.close();
+      await stack?.stop();
+    });
+
+    it('returns to a listed host after logging in, and still not to an unlisted one', async () => {
+      assert.ok(browser !== undefined, 'chromium started');
+      page = await browser.newPage();
+      const listed = `http://localhost:${stack.proxy.port}/elsewhere?z=1`;
+      await page.navigate(`${stack.proxy.origin}/login?rd=${encodeURIComponent(listed)}`);
+      await submitLogin(page, user.username, user.password);
+      // The session cookie is host-only (127.0.0.1), so the gate on localhost sends the browser
+      // to localhost's own login page, rd pointing back where it was going.
+      const landed = await page.waitForUrl((url) => url.hostname === 'localhost');
+      assert.equal(landed.pathname, '/login');
+      assert.equal(landed.searchParams.get('rd'), listed);
+
+      await page.navigate(`${stack.proxy.origin}/login?rd=${encodeURIComponent(`http://127.0.0.2:${stack.proxy.port}/`)}`);
+      const home = await page.waitForUrl((url) => url.pathname !== '/login');
+      assert.equal(home.href, `${stack.proxy.origin}/`);
+      assert.deepEqual(unexpectedProblems(page), []);
+    });
+  });
+}
