@@ -121,7 +121,7 @@ function tokenOfUri(uri: string | string[] | undefined): string | undefined {
  * original URL. Undefined, so the answer stays 401, unless `login` is a path on this site or an
  * http(s) URL on an allowed host, and the original request accepts HTML.
  */
-export function loginLocation(login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
+function loginLocation(login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
   if (login === undefined || headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
   const original = originalUrlOf(headers);
   if (original === undefined) return login;
@@ -172,6 +172,5 @@ function isVisibleAscii(text: string): boolean {
 /** A host and optional port, nothing that would change where a URL points. */
 function isPlainHost(host: string): boolean {
   if (host === '' || host.length > 300 || !isVisibleAscii(host)) return false;
-  for (const character of ['/', '\\', '@', '?', '#']) if (host.includes(character)) return false;
-  return true;
+  return !host.includes('/') && !host.includes('\\') && !host.includes('@') && !host.includes('?') && !host.includes('#');
 }

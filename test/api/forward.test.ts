@@ -84,6 +84,15 @@ describe('{base}/api/auth/forward', () => {
       assertAllowed(await forward(server, { query: `?token=${user.token}` }), user.username, 'USER');
     });
 
+    it('never logs a token, from any of the places it is read', async () => {
+      const someone = await createUser(server, root.token);
+      await forward(server, { query: `?token=${someone.token}` });
+      await forward(server, { headers: { 'x-original-uri': `/a?token=${someone.token}`, 'x-forwarded-uri': `/b?token=${someone.token}` } });
+      await forward(server, { token: someone.token });
+      assert.ok(server.logs.some((line) => line.includes('/api/auth/forward')), 'the requests are logged');
+      assert.ok(!server.logs.some((line) => line.includes(someone.token.split('.')[2] ?? '')), 'no log line holds the token');
+    });
+
     describe('precedence: cookie, then X-Original-URI, then X-Forwarded-Uri, then ?token=', () => {
       it('uses the cookie over every query token', async () => {
         const res = await forward(server, {
@@ -423,6 +432,19 @@ describe('{base}/api/auth/forward', () => {
       assertRefused(await forward(server, { token: someone.token }), 401);
       assertRefused(await forward(server, { headers: { 'x-original-uri': `/?token=${someone.token}` } }), 401);
       assertRefused(await forward(server, { query: `?token=${someone.token}` }), 401);
+    });
+  });
+
+  describe('with --auth none', () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ GATEHOUSE_AUTH: 'none' });
+    });
+    after(() => server.close());
+
+    it('lets no one through: the built-in _config administrator is not a session', async () => {
+      assertRefused(await forward(server), 401);
+      assertRefused(await forward(server, { token: signToken({ username: '_config', iat: nowSeconds(server), exp: nowSeconds(server) + 60 }) }), 401);
     });
   });
 
