@@ -3,7 +3,7 @@
 // small upstream app that echoes what it received. Every wait is bounded; stopAll() ends every
 // process started here and removes every temp dir.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -234,14 +234,18 @@ function isFloodCookieValid(cookieHeader: string | undefined, secret: string): b
  * - `/api/activity-stream`: server-sent events, one every 100 ms, until the client goes;
  * - `/api/set-cookie`: answers with `Set-Cookie: jwt=from-upstream` (what Flood's verify does in none mode);
  * - `/csp-violation`: an HTML page whose own CSP blocks its inline script (the browser tests' control);
- * - anything else: 200 JSON `{method, url, headers}` as received.
+ * - anything else: 200 JSON `{method, url, headers, bodyBytes, bodySha256}` as received.
  */
 export async function startUpstream(options: { floodSecret?: string } = {}): Promise<Upstream> {
   const seen: SeenRequest[] = [];
   const streams = new Set<ServerResponse>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => answer(req, res, Buffer.concat(chunks)));
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     if (options.floodSecret !== undefined && path.startsWith('/api/') && !isFloodCookieValid(req.headers.cookie, options.floodSecret)) {
       res.writeHead(401, { 'content-type': 'application/json; charset=utf-8' });
@@ -267,8 +271,8 @@ export async function startUpstream(options: { floodSecret?: string } = {}): Pro
     const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
     if (path === '/api/set-cookie') headers['set-cookie'] = 'jwt=from-upstream; Path=/';
     res.writeHead(200, headers);
-    res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers }));
-  });
+    res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, bodyBytes: body.length, bodySha256: createHash('sha256').update(body).digest('hex') }));
+  };
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

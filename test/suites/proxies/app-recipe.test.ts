@@ -2,6 +2,7 @@
 // replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an app that
 // echoes what it receives. Gatehouse runs with --revoke-on-logout here.
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
@@ -57,11 +58,24 @@ for (const kind of PROXY_KINDS) {
     after(() => stack?.stop());
 
     it('lets a session through to the app with Remote-User and Remote-Level, the request otherwise as sent', async () => {
-      const echo = echoOf(await viaProxy(stack.proxy.port, { method: 'POST', path: '/reports/2026?x=1&y=%20', body: { a: 1 }, token: user.token }));
+      const body = Buffer.from(JSON.stringify({ a: 1, padding: 'x'.repeat(300_000) }));
+      const echo = echoOf(await viaProxy(stack.proxy.port, { method: 'POST', path: '/reports/2026?x=1&y=%20', body, token: user.token }));
       assert.equal(echo.method, 'POST');
+      assert.equal(echo.bodyBytes, body.length, 'the body reaches the app whole: the check never takes it');
+      assert.equal(echo.bodySha256, createHash('sha256').update(body).digest('hex'));
       assert.equal(echo.url, '/reports/2026?x=1&y=%20');
       assert.equal(echo.headers['remote-user'], user.username);
       assert.equal(echo.headers['remote-level'], 'USER');
+    });
+
+    it('never turns a large upload into a 500: the app\'s own limit answers (nginx: 413 over its default 1m; Caddy: no limit)', async () => {
+      const body = randomBytes(2 * 1024 * 1024);
+      const res = await viaProxy(stack.proxy.port, { method: 'POST', path: '/upload', body, token: user.token, headers: { 'content-type': 'application/octet-stream' } });
+      if (kind === 'nginx') {
+        assert.equal(res.status, 413, res.text);
+      } else {
+        assert.equal(echoOf(res).bodyBytes, body.length);
+      }
     });
 
     it('answers 401 to API clients with no session or a bad one, and sends browsers to /login with the URL they asked for', async () => {

@@ -3,6 +3,7 @@
 // upstream app standing in for Flood started with --auth none: it answers 401 unless its `jwt`
 // cookie is signed with its secret, and the proxy gets that cookie from `gatehouse flood-token`.
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
@@ -57,6 +58,14 @@ for (const kind of PROXY_KINDS) {
       assert.ok(!JSON.stringify(echo.headers).includes(user.token), 'the user\'s Gatehouse token never reaches Flood');
       assert.equal(echo.headers['remote-user'], user.username);
       assert.equal(echo.headers['remote-level'], 'USER');
+    });
+
+    it('passes a 2 MiB upload (a .torrent file) to Flood whole, after the check', async () => {
+      const body = randomBytes(2 * 1024 * 1024);
+      const echo = echoOf(await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/torrents/add-files', body, headers: { cookie: `jwt=${user.token}`, 'content-type': 'application/octet-stream' } }));
+      assert.equal(echo.method, 'POST');
+      assert.equal(echo.bodyBytes, body.length);
+      assert.equal(echo.bodySha256, createHash('sha256').update(body).digest('hex'));
     });
 
     it('answers 401 without a cookie, with a wrong one, and with a token signed by someone else, and Flood is not asked', async () => {

@@ -117,10 +117,18 @@ export function readEventStream(port: number, path: string, headers: Record<stri
   });
 }
 
-/** The upstream's echo of a request: `{method, url, headers}`. */
-export function echoOf(res: TestResponse): { method: string; url: string; headers: Record<string, string | undefined> } {
+export interface Echo {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly bodyBytes: number;
+  readonly bodySha256: string;
+}
+
+/** The upstream's echo of a request: what it received, the body as its length and SHA-256. */
+export function echoOf(res: TestResponse): Echo {
   assert.equal(res.status, 200, res.text);
-  const echo = res.json as { method: string; url: string; headers: Record<string, string | undefined> } | undefined;
+  const echo = res.json as Echo | undefined;
   assert.ok(echo !== undefined && typeof echo.url === 'string', `the upstream answered: ${res.text.slice(0, 300)}`);
   return echo;
 }
