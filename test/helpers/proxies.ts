@@ -1,0 +1,412 @@
+// Real reverse proxies for the proxies suite: nginx and Caddy started as our own foreground
+// processes with the recipes from deploy/ (only ports, paths and the Flood token replaced), and a
+// small upstream app that echoes what it received. Every wait is bounded; stopAll() ends every
+// process started here and removes every temp dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, REPO_ROOT, runCli, startServe, type ServeProcess } from './process.js';
+
+export const NGINX_PATH = process.env['NGINX_PATH'] ?? '/usr/sbin/nginx';
+export const CADDY_PATH = process.env['CADDY_PATH'] ?? '/usr/bin/caddy';
+
+/** The addresses the recipes are written with, replaced by the test's ports. */
+export const RECIPE_GATEHOUSE = '127.0.0.1:3000';
+export const RECIPE_FLOOD = '127.0.0.1:3001';
+export const RECIPE_APP = '127.0.0.1:8080';
+
+const START_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+export type ProxyKind = 'nginx' | 'caddy';
+export const PROXY_KINDS: readonly ProxyKind[] = ['nginx', 'caddy'];
+
+export interface RunningProxy {
+  readonly kind: ProxyKind;
+  readonly port: number;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** The configuration as run, for failure messages. */
+  readonly config: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+const upstreams = new Set<Upstream>();
+const tempDirs: string[] = [];
+
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/**
+ * The recipe file with each `from` replaced by its `to`. Every `from` must occur: a recipe that
+ * drifted from what the test replaces fails loudly instead of running half-templated.
+ */
+export function renderRecipe(relativePath: string, replacements: ReadonlyArray<readonly [string, string]>): string {
+  let text = readFileSync(join(REPO_ROOT, relativePath), 'utf8');
+  for (const [from, to] of replacements) {
+    if (!text.includes(from)) throw new Error(`${relativePath} no longer contains ${JSON.stringify(from)}: update the test's templating`);
+    text = text.split(from).join(to);
+  }
+  return text;
+}
+
+/** Resolves once 127.0.0.1:port accepts a connection; rejects after the deadline or when the process exits. */
+async function waitForPort(port: number, child: ChildProcess, output: () => string, name: string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before listening:\n${output()}`);
+    const isOpen = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (isOpen) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${name} did not listen on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms:\n${output()}`);
+}
+
+function startProcess(name: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<void> } {
+  if (!existsSync(command)) throw new Error(`${command} is missing: install the Debian package ${name} (the proxies suite needs it; CI installs it)`);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  children.add(child);
+  let text = '';
+  const append = (chunk: string): void => {
+    text = (text + chunk).slice(-20_000);
+  };
+  child.stdout?.setEncoding('utf8').on('data', append);
+  child.stderr?.setEncoding('utf8').on('data', append);
+  child.once('error', (error) => append(`spawn error: ${error.message}\n`));
+  const exited = new Promise<void>((resolve) => {
+    child.once('close', () => {
+      children.delete(child);
+      resolve();
+    });
+    child.once('error', () => {
+      children.delete(child);
+      resolve();
+    });
+  });
+  return { child, output: () => text, exited };
+}
+
+async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Renders the site configuration for a proxy on `port`, writing any file it includes into `dir`. */
+export type RenderSite = (port: number, dir: string) => string | Promise<string>;
+
+/**
+ * nginx in the foreground on a free port, with a main configuration of ours (pid, logs and temp
+ * paths in a temp dir) around the rendered recipe (upstreams and server blocks).
+ */
+export async function startNginx(renderSite: RenderSite): Promise<RunningProxy> {
+  const dir = await tempDir('gatehouse-nginx-');
+  const port = await freePort();
+  const site = await renderSite(port, dir);
+  for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(join(dir, sub));
+  // As root the workers would become `nobody` and could not use the temp dir (0700, root's).
+  const user = process.getuid?.() === 0 ? 'user root;\n' : '';
+  const config = `${user}worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 256; }
+http {
+    access_log ${dir}/access.log;
+    client_body_temp_path ${dir}/client_body;
+    proxy_temp_path ${dir}/proxy;
+    fastcgi_temp_path ${dir}/fastcgi;
+    uwsgi_temp_path ${dir}/uwsgi;
+    scgi_temp_path ${dir}/scgi;
+    include ${dir}/site.conf;
+}
+`;
+  await writeFile(join(dir, 'site.conf'), site);
+  await writeFile(join(dir, 'nginx.conf'), config);
+  const { child, output, exited } = startProcess('nginx', NGINX_PATH, ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
+  const fullOutput = (): string => `${output()}${readIfExists(join(dir, 'error.log'))}`;
+  try {
+    await waitForPort(port, child, fullOutput, 'nginx');
+  } catch (error) {
+    await stopProcess(child, exited);
+    throw error;
+  }
+  return { kind: 'nginx', port, origin: `http://127.0.0.1:${port}`, config: site, output: fullOutput, stop: () => stopProcess(child, exited) };
+}
+
+/** Caddy in the foreground on a free port: our global options (admin off, no automatic HTTPS, storage in a temp dir) and the rendered recipe. */
+export async function startCaddy(renderSite: RenderSite, env: Readonly<Record<string, string>> = {}): Promise<RunningProxy> {
+  const dir = await tempDir('gatehouse-caddy-');
+  const port = await freePort();
+  const site = await renderSite(port, dir);
+  const config = `{
+	admin off
+	auto_https off
+	storage file_system ${dir}/data
+}
+
+${site}`;
+  await writeFile(join(dir, 'Caddyfile'), config);
+  const { child, output, exited } = startProcess('caddy', CADDY_PATH, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: dir,
+    XDG_DATA_HOME: join(dir, 'xdg-data'),
+    XDG_CONFIG_HOME: join(dir, 'xdg-config'),
+    ...env,
+  });
+  try {
+    await waitForPort(port, child, output, 'caddy');
+  } catch (error) {
+    await stopProcess(child, exited);
+    throw error;
+  }
+  return { kind: 'caddy', port, origin: `http://127.0.0.1:${port}`, config: site, output, stop: () => stopProcess(child, exited) };
+}
+
+function readIfExists(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+// ---- The upstream app: echoes every request, streams events, and remembers what it saw.
+
+export interface SeenRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface Upstream {
+  readonly port: number;
+  /** Every request received, in order. */
+  readonly seen: SeenRequest[];
+  close(): Promise<void>;
+}
+
+/** The path of the event stream, as Flood names it. */
+export const EVENT_STREAM_PATH = '/api/activity-stream';
+export const EVENT_INTERVAL_MS = 100;
+
+/**
+ * Flood 4.14.3's check with --auth none, as observed: a `jwt` cookie that is an HS256 token
+ * signed with the bytes of Flood's secret file, with a string `username` and an `exp` to come.
+ */
+function isFloodCookieValid(cookieHeader: string | undefined, secret: string): boolean {
+  const token = /(?:^|;\s*)jwt=([^;]*)/.exec(cookieHeader ?? '')?.[1];
+  const parts = token?.split('.');
+  if (parts === undefined || parts.length !== 3) return false;
+  const [header = '', payload = '', signature = ''] = parts;
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${header}.${payload}`).digest();
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { username?: unknown; exp?: unknown };
+    return typeof claims.username === 'string' && typeof claims.exp === 'number' && claims.exp * 1000 > Date.now();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A node:http app standing in for Flood or any app:
+ * - with `floodSecret`, every `/api/` request without a `jwt` cookie Flood would accept gets
+ *   Flood's 401 `{"code":"FLOOD_UNAUTHORIZED"}`, as Flood with --auth none answers;
+ * - `/api/activity-stream`: server-sent events, one every 100 ms, until the client goes;
+ * - `/api/set-cookie`: answers with `Set-Cookie: jwt=from-upstream` (what Flood's verify does in none mode);
+ * - `/csp-violation`: an HTML page whose own CSP blocks its inline script (the browser tests' control);
+ * - anything else: 200 JSON `{method, url, headers, bodyBytes, bodySha256}` as received.
+ */
+export async function startUpstream(options: { floodSecret?: string } = {}): Promise<Upstream> {
+  const seen: SeenRequest[] = [];
+  const streams = new Set<ServerResponse>();
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => answer(req, res, Buffer.concat(chunks)));
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    if (options.floodSecret !== undefined && path.startsWith('/api/') && !isFloodCookieValid(req.headers.cookie, options.floodSecret)) {
+      res.writeHead(401, { 'content-type': 'application/json; charset=utf-8' });
+      res.end('{"code":"FLOOD_UNAUTHORIZED","message":"Unauthorized"}');
+      return;
+    }
+    if (path === EVENT_STREAM_PATH) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      streams.add(res);
+      let count = 0;
+      const timer = setInterval(() => res.write(`id: ${++count}\ndata: {"n":${count}}\n\n`), EVENT_INTERVAL_MS);
+      res.once('close', () => {
+        clearInterval(timer);
+        streams.delete(res);
+      });
+      return;
+    }
+    if (path === '/csp-violation') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'none'" });
+      res.end('<!doctype html><title>control</title><p id="control">control</p><script>document.title = "ran"</script>');
+      return;
+    }
+    const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
+    if (path === '/api/set-cookie') headers['set-cookie'] = 'jwt=from-upstream; Path=/';
+    res.writeHead(200, headers);
+    res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, bodyBytes: body.length, bodySha256: createHash('sha256').update(body).digest('hex') }));
+  };
+  server.keepAliveTimeout = 1_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  let closing: Promise<void> | undefined;
+  const upstream: Upstream = {
+    port,
+    seen,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        upstreams.delete(upstream);
+        for (const stream of streams) stream.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      return closing;
+    },
+  };
+  upstreams.add(upstream);
+  return upstream;
+}
+
+/** Ends every proxy still running (SIGTERM, then SIGKILL), closes every upstream and removes the temp dirs. */
+export async function stopAllProxies(): Promise<void> {
+  await Promise.all([...upstreams].map((upstream) => upstream.close()));
+  await Promise.all(
+    [...children].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+          child.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  children.clear();
+  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+// ---- A whole stack: Gatehouse (built, as a process) + the upstream + one proxy running a recipe.
+
+export type RecipeName = 'flood' | 'app';
+
+
+const RECIPE_FILES: Readonly<Record<ProxyKind, Readonly<Record<RecipeName, string>>>> = {
+  nginx: { flood: 'deploy/nginx/flood.conf', app: 'deploy/nginx/app.conf' },
+  caddy: { flood: 'deploy/caddy/flood.Caddyfile', app: 'deploy/caddy/app.Caddyfile' },
+};
+
+/** The recipe for `kind` as the test runs it: only addresses, ports and the token file path differ from deploy/. */
+function recipeRenderer(kind: ProxyKind, recipe: RecipeName, gatehousePort: number, upstreamPort: number, floodToken: string): RenderSite {
+  const file = RECIPE_FILES[kind][recipe];
+  const upstreamAddress = recipe === 'flood' ? RECIPE_FLOOD : RECIPE_APP;
+  if (kind === 'nginx') {
+    return async (port, dir) => {
+      const replacements: Array<[string, string]> = [
+        ['listen 80;', `listen 127.0.0.1:${port};`],
+        [`server ${RECIPE_GATEHOUSE};`, `server 127.0.0.1:${gatehousePort};`],
+        [`server ${upstreamAddress};`, `server 127.0.0.1:${upstreamPort};`],
+      ];
+      if (recipe === 'flood') {
+        const tokenFile = join(dir, 'flood-token.conf');
+        await writeFile(tokenFile, `set $flood_token "${floodToken}";\n`, { mode: 0o600 });
+        replacements.push(['/etc/nginx/flood-token.conf', tokenFile]);
+      }
+      return renderRecipe(file, replacements);
+    };
+  }
+  return (port) =>
+    renderRecipe(file, [
+      // Any host name (the tests use 127.0.0.1 and localhost), on loopback only.
+      [`${recipe === 'flood' ? 'flood' : 'app'}.example.com {`, `http://:${port} {\n\tbind 127.0.0.1`],
+      [RECIPE_GATEHOUSE, `127.0.0.1:${gatehousePort}`],
+      [upstreamAddress, `127.0.0.1:${upstreamPort}`],
+    ]);
+}
+
+export interface Stack {
+  /** For the Flood recipe: what `gatehouse flood-token` printed for the stand-in Flood's secret (else ''). */
+  readonly floodToken: string;
+  readonly gatehouse: ServeProcess;
+  readonly upstream: Upstream;
+  readonly proxy: RunningProxy;
+  /** Everything the three processes said, for assertion messages. */
+  describe(): string;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  readonly proxy: ProxyKind;
+  readonly recipe: RecipeName;
+  /** Extra `gatehouse serve` flags. */
+  readonly gatehouseArgs?: readonly string[];
+}
+
+/** Starts Gatehouse (loopback, free port, fresh data dir, --trust-proxy 127.0.0.1), the upstream, then the proxy. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const dataDir = await tempDir('gatehouse-stack-');
+  const gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--trust-proxy', '127.0.0.1', ...(options.gatehouseArgs ?? [])]);
+  let floodToken = '';
+  let floodSecret: string | undefined;
+  if (options.recipe === 'flood') {
+    // Flood writes <rundir>/flood.secret itself; the token comes from the real command, as an operator makes it.
+    floodSecret = randomBytes(36).toString('hex');
+    const secretFile = join(dataDir, 'flood.secret');
+    await writeFile(secretFile, floodSecret, { mode: 0o600 });
+    const minted = await runCli(['flood-token', '--secret-file', secretFile]);
+    if (minted.code !== 0) throw new Error(`gatehouse flood-token failed (${minted.code}): ${minted.stderr}`);
+    floodToken = minted.stdout.trim();
+  }
+  const upstream = await startUpstream(floodSecret === undefined ? {} : { floodSecret });
+  const render = recipeRenderer(options.proxy, options.recipe, gatehouse.port, upstream.port, floodToken);
+  let proxy: RunningProxy;
+  try {
+    proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken });
+  } catch (error) {
+    await upstream.close();
+    await gatehouse.stop();
+    throw error;
+  }
+  return {
+    floodToken,
+    gatehouse,
+    upstream,
+    proxy,
+    describe: () => `--- ${proxy.kind} output\n${proxy.output()}\n--- gatehouse stderr\n${gatehouse.stderr()}`,
+    async stop() {
+      await proxy.stop();
+      await upstream.close();
+      await gatehouse.stop();
+    },
+  };
+}

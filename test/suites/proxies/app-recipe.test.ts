@@ -1,0 +1,174 @@
+// deploy/nginx/app.conf and deploy/caddy/app.Caddyfile, run as written (only ports and addresses
+// replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an app that
+// echoes what it receives. Gatehouse runs with --revoke-on-logout here.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
+import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
+import { API_ACCEPT, BROWSER_ACCEPT, echoOf, readEventStream, registerVia, uniqueName, viaProxy, type ProxyUser } from './through-proxy.js';
+
+after(async () => {
+  await stopAllProxies();
+  await killAllChildren();
+  await removeTempDirs();
+});
+
+/** The `rd` of a redirect to the login page, decoded; fails unless the Location is `/login?rd=…`. */
+function loginRedirectOf(location: string | undefined): string {
+  assert.ok(location !== undefined, 'a Location header');
+  const url = new URL(location, 'http://placeholder.invalid');
+  assert.equal(url.origin === 'http://placeholder.invalid' ? url.pathname : location, '/login', `redirected to ${location}`);
+  const rd = url.searchParams.get('rd');
+  assert.ok(rd !== null, `rd in ${location}`);
+  return rd;
+}
+
+for (const kind of PROXY_KINDS) {
+  describe(`the app recipe through ${kind}, with no user yet`, () => {
+    let stack: Stack;
+    before(async () => {
+      assertBuilt();
+      stack = await startStack({ proxy: kind, recipe: 'app' });
+    });
+    after(() => stack?.stop());
+
+    it('answers API clients 401 and sends browsers to the login page, and the app is never reached', async () => {
+      for (const path of ['/', '/reports/2026?x=1', '/admin/settings']) {
+        const api = await viaProxy(stack.proxy.port, { path, headers: { accept: API_ACCEPT } });
+        assert.equal(api.status, 401, `${path}: ${api.text}\n${stack.describe()}`);
+        const browser = await viaProxy(stack.proxy.port, { path, headers: { accept: BROWSER_ACCEPT } });
+        assert.equal(browser.status, 302, `${path}: ${browser.text}\n${stack.describe()}`);
+        assert.equal(loginRedirectOf(browser.headers.location), `${stack.proxy.origin}${path}`);
+      }
+      assert.deepEqual(stack.upstream.seen, []);
+    });
+  });
+
+  describe(`the app recipe through ${kind}`, () => {
+    let stack: Stack;
+    let admin: ProxyUser;
+    let user: ProxyUser;
+    before(async () => {
+      assertBuilt();
+      stack = await startStack({ proxy: kind, recipe: 'app', gatehouseArgs: ['--revoke-on-logout'] });
+      admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+      user = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
+    });
+    after(() => stack?.stop());
+
+    it('lets a session through to the app with Remote-User and Remote-Level, the request otherwise as sent', async () => {
+      const body = Buffer.from(JSON.stringify({ a: 1, padding: 'x'.repeat(300_000) }));
+      const echo = echoOf(await viaProxy(stack.proxy.port, { method: 'POST', path: '/reports/2026?x=1&y=%20', body, token: user.token }));
+      assert.equal(echo.method, 'POST');
+      assert.equal(echo.bodyBytes, body.length, 'the body reaches the app whole: the check never takes it');
+      assert.equal(echo.bodySha256, createHash('sha256').update(body).digest('hex'));
+      assert.equal(echo.url, '/reports/2026?x=1&y=%20');
+      assert.equal(echo.headers['remote-user'], user.username);
+      assert.equal(echo.headers['remote-level'], 'USER');
+    });
+
+    it('never turns a large upload into a 500: the app\'s own limit answers (nginx: 413 over its default 1m; Caddy: no limit)', async () => {
+      const body = randomBytes(2 * 1024 * 1024);
+      const res = await viaProxy(stack.proxy.port, { method: 'POST', path: '/upload', body, token: user.token, headers: { 'content-type': 'application/octet-stream' } });
+      if (kind === 'nginx') {
+        assert.equal(res.status, 413, res.text);
+      } else {
+        assert.equal(echoOf(res).bodyBytes, body.length);
+      }
+    });
+
+    it('answers 401 to API clients with no session or a bad one, and sends browsers to /login with the URL they asked for', async () => {
+      for (const cookie of [undefined, 'jwt=not-a-token', 'jwt=']) {
+        const headers = cookie === undefined ? {} : { cookie };
+        const api = await viaProxy(stack.proxy.port, { path: '/reports/2026?x=1&y=2', headers: { ...headers, accept: API_ACCEPT } });
+        assert.equal(api.status, 401, api.text);
+        const browser = await viaProxy(stack.proxy.port, { path: '/reports/2026?x=1&y=2', headers: { ...headers, accept: BROWSER_ACCEPT } });
+        assert.equal(browser.status, 302, browser.text);
+        assert.equal(loginRedirectOf(browser.headers.location), `${stack.proxy.origin}/reports/2026?x=1&y=2`);
+      }
+      const post = await viaProxy(stack.proxy.port, { method: 'POST', path: '/form', body: { a: 1 }, headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(post.status, 302, post.text);
+    });
+
+    it('does not let the original request\'s query steer the check: login=, level= and rd= in it change nothing', async () => {
+      const browser = await viaProxy(stack.proxy.port, { path: '/page?login=https://evil.example/&login=//evil.example&rd=https://evil.example/', headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(browser.status, 302, browser.text);
+      assert.equal(loginRedirectOf(browser.headers.location), `${stack.proxy.origin}/page?login=https://evil.example/&login=//evil.example&rd=https://evil.example/`);
+      const demoted = await viaProxy(stack.proxy.port, { path: '/admin/users?level=USER', token: user.token });
+      assert.equal(demoted.status, 403, demoted.text);
+    });
+
+    it('accepts ?token= on the original URL when there is no cookie (a link handed to a download tool)', async () => {
+      const path = `/files/report.pdf?token=${encodeURIComponent(user.token)}`;
+      const echo = echoOf(await viaProxy(stack.proxy.port, { path, headers: { accept: '*/*' } }));
+      assert.equal(echo.url, path);
+      assert.equal(echo.headers['remote-user'], user.username);
+      assert.equal((await viaProxy(stack.proxy.port, { path: '/files/report.pdf?token=forged' })).status, 401);
+    });
+
+    it('opens /admin/ to administrators only: 403 for a user, 200 for an administrator', async () => {
+      const refused = await viaProxy(stack.proxy.port, { path: '/admin/users', token: user.token });
+      assert.equal(refused.status, 403, refused.text);
+      const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/admin/users', token: admin.token }));
+      assert.equal(echo.url, '/admin/users');
+      assert.equal(echo.headers['remote-user'], admin.username);
+      assert.equal(echo.headers['remote-level'], 'ADMINISTRATOR');
+      assert.equal(stack.upstream.seen.filter((seen) => seen.url === '/admin/users').length, 1, 'the refused request never reached the app');
+    });
+
+    it('never passes a client\'s own Remote-User or Remote-Level on, on either location', async () => {
+      for (const path of ['/page', '/admin/page']) {
+        const echo = echoOf(
+          await viaProxy(stack.proxy.port, {
+            path,
+            headers: { cookie: `jwt=${admin.token}`, 'remote-user': 'root', 'remote-level': 'SUPERUSER', remote_user: 'root', remote_level: 'SUPERUSER' },
+          }),
+        );
+        assert.equal(echo.headers['remote-user'], admin.username, path);
+        assert.equal(echo.headers['remote-level'], 'ADMINISTRATOR', path);
+        assert.equal(echo.headers['remote_user'], undefined, path);
+        assert.equal(echo.headers['remote_level'], undefined, path);
+      }
+    });
+
+    it('percent-encodes a name outside visible ASCII in Remote-User, as UTF-8', async () => {
+      const suffix = uniqueName('');
+      const name = `Zoë %${suffix} 東京`;
+      const zoe = await registerVia(stack.proxy.port, { username: name, level: 'USER', adminToken: admin.token });
+      const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/page', token: zoe.token }));
+      assert.equal(echo.headers['remote-user'], `Zo%C3%AB%20%25${suffix}%20%E6%9D%B1%E4%BA%AC`);
+      assert.equal(decodeURIComponent(echo.headers['remote-user'] ?? ''), name);
+    });
+
+    it('sends /login and /api/auth/* to Gatehouse, never to the app', async () => {
+      const page = await viaProxy(stack.proxy.port, { path: '/login?rd=%2Freports', headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(page.status, 200, page.text);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.ok(page.headers['content-security-policy'] !== undefined, 'the login page comes with its CSP');
+      const verify = await viaProxy(stack.proxy.port, { path: '/api/auth/verify', token: user.token });
+      assert.equal((verify.json as { username?: string }).username, user.username);
+      assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/api/auth') || seen.url.startsWith('/login')), []);
+    });
+
+    it('refuses a logged-out token itself with --revoke-on-logout, not only the cleared cookie', async () => {
+      const login = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: user.username, password: user.password } });
+      assert.equal(login.status, 200, login.text);
+      const token = login.cookieToken ?? '';
+      assert.equal((await viaProxy(stack.proxy.port, { path: '/page', token })).status, 200);
+      const logout = await viaProxy(stack.proxy.port, { path: '/api/auth/logout', token });
+      assert.equal(logout.status, 200, logout.text);
+      assert.equal((await viaProxy(stack.proxy.port, { path: '/page', token })).status, 401);
+      assert.equal((await viaProxy(stack.proxy.port, { path: `/files/x?token=${encodeURIComponent(token)}` })).status, 401);
+    });
+
+    it('keeps an event stream open for more than 2 s, each event arriving as it is sent', async () => {
+      const reading = await readEventStream(stack.proxy.port, EVENT_STREAM_PATH, { cookie: `jwt=${user.token}` }, 2_500);
+      assert.equal(reading.status, 200, stack.describe());
+      assert.ok(reading.wasOpen, 'the stream is still open after 2.5 s');
+      const early = reading.eventTimesMs.filter((ms) => ms < 1_500).length;
+      const late = reading.eventTimesMs.filter((ms) => ms >= 2_000).length;
+      assert.ok(early >= 3 && late >= 1, `events at ${reading.eventTimesMs.join(', ')} ms`);
+    });
+  });
+}

@@ -1,0 +1,134 @@
+// What the proxies suite's tests do through a proxy: register and log in users, keep cookies as a
+// browser does, read an event stream. Requests go to 127.0.0.1 only, each bounded in time.
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { CLIENT_SETTINGS } from '../../helpers/process.js';
+import { sendRequest, type RequestOptions, type TestResponse } from '../../helpers/server.js';
+
+export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+export const API_ACCEPT = 'application/json, text/plain, */*';
+
+let counter = 0;
+
+/** A username unique in this process. */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}`;
+}
+
+/** One request to the proxy (Accept: application/json unless the headers say otherwise). */
+export function viaProxy(port: number, options: RequestOptions): Promise<TestResponse> {
+  return sendRequest(port, options);
+}
+
+export interface ProxyUser {
+  readonly username: string;
+  readonly password: string;
+  readonly token: string;
+}
+
+/** Registers through the proxy's /api/auth/register: the first user without a token, later ones as `adminToken`. */
+export async function registerVia(port: number, options: { username?: string; level: 'ADMINISTRATOR' | 'USER'; adminToken?: string }): Promise<ProxyUser> {
+  const username = options.username ?? uniqueName(options.level === 'ADMINISTRATOR' ? 'admin' : 'user');
+  const password = `${username}-password-9q`;
+  const res = await viaProxy(port, {
+    method: 'POST',
+    path: '/api/auth/register',
+    body: { username, password, client: CLIENT_SETTINGS, level: options.level },
+    ...(options.adminToken === undefined ? {} : { token: options.adminToken }),
+  });
+  assert.equal(res.status, 200, `register ${username} through the proxy: ${res.status} ${res.text}`);
+  assert.ok(res.cookieToken !== undefined && res.cookieToken !== '', 'register sets the jwt cookie through the proxy');
+  return { username, password, token: res.cookieToken };
+}
+
+/**
+ * Cookies as a browser keeps them for one origin: Set-Cookie lines are applied (an empty value or
+ * Max-Age=0 removes), and `header()` is what the next request sends.
+ */
+export class CookieJar {
+  readonly #cookies = new Map<string, string>();
+
+  apply(res: TestResponse): void {
+    for (const line of res.headers['set-cookie'] ?? []) {
+      const [pair = '', ...attributes] = line.split(';');
+      const equals = pair.indexOf('=');
+      if (equals <= 0) continue;
+      const name = pair.slice(0, equals).trim();
+      const value = pair.slice(equals + 1).trim();
+      const isExpired = attributes.some((attribute) => /^\s*max-age\s*=\s*(0|-\d+)\s*$/i.test(attribute));
+      if (isExpired || value === '') this.#cookies.delete(name);
+      else this.#cookies.set(name, value);
+    }
+  }
+
+  get(name: string): string | undefined {
+    return this.#cookies.get(name);
+  }
+
+  /** Extra headers for the next request: a Cookie header when the jar holds any. */
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    if (this.#cookies.size === 0) return extra;
+    return { ...extra, cookie: [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ') };
+  }
+}
+
+export interface StreamReading {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  /** When each event arrived, in ms after the answer's headers. */
+  readonly eventTimesMs: number[];
+  /** True if the stream was still open when the reading ended. */
+  readonly wasOpen: boolean;
+}
+
+/** Reads an event stream for `durationMs`, then hangs up; rejects if nothing answers within 10 s. */
+export function readEventStream(port: number, path: string, headers: Record<string, string>, durationMs: number): Promise<StreamReading> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
+      const started = Date.now();
+      const eventTimesMs: number[] = [];
+      let wasOpen = true;
+      let buffered = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffered += chunk;
+        const events = buffered.split('\n\n');
+        buffered = events.pop() ?? '';
+        for (const event of events) if (event.includes('data:')) eventTimesMs.push(Date.now() - started);
+      });
+      res.once('end', () => (wasOpen = false));
+      res.once('close', () => (wasOpen = false));
+      res.on('error', () => undefined);
+      const timer = setTimeout(() => {
+        const reading = { status: res.statusCode ?? 0, contentType: res.headers['content-type'], eventTimesMs, wasOpen };
+        req.destroy();
+        resolve(reading);
+      }, durationMs);
+      if (res.statusCode !== 200) {
+        clearTimeout(timer);
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], eventTimesMs, wasOpen: false });
+      }
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer from ${path} within 10 s`)));
+    req.on('error', (error) => reject(error));
+    req.end();
+  });
+}
+
+export interface Echo {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string | undefined>;
+  readonly bodyBytes: number;
+  readonly bodySha256: string;
+}
+
+/** The upstream's echo of a request: what it received, the body as its length and SHA-256. */
+export function echoOf(res: TestResponse): Echo {
+  assert.equal(res.status, 200, res.text);
+  const echo = res.json as Echo | undefined;
+  assert.ok(echo !== undefined && typeof echo.url === 'string', `the upstream answered: ${res.text.slice(0, 300)}`);
+  return echo;
+}
