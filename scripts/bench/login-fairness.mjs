@@ -14,7 +14,8 @@
 //                 up" after --give-up seconds).
 // The storm: 64 X-Forwarded-For addresses (10.N.0.7, N = 0..63), 8 requests in flight each,
 // re-sent as soon as answered (after 200 ms when refused with 429 or 503, so refusals do not
-// spin the machine). Everything stops by itself: the whole run takes well under 60 s.
+// spin the machine). Everything stops by itself: the whole run takes well under 60 s (a login
+// still waiting after --give-up seconds is abandoned and counted as given up).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -78,12 +79,12 @@ function startService() {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: STORM_ADDRESSES * STORM_DEPTH + 64 });
 
-function post(url, path, body, forwardedFor) {
+function post(url, path, body, forwardedFor, signal) {
   return new Promise((resolve) => {
     const payload = Buffer.from(JSON.stringify(body));
     const headers = { 'content-type': 'application/json', 'content-length': String(payload.length), accept: 'application/json' };
     if (forwardedFor !== undefined) headers['x-forwarded-for'] = forwardedFor;
-    const req = http.request(`${url}${path}`, { method: 'POST', headers, agent }, (res) => {
+    const req = http.request(`${url}${path}`, { method: 'POST', headers, agent, ...(signal === undefined ? {} : { signal }) }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: Number(res.headers['retry-after'] ?? 1) }));
     });
@@ -94,14 +95,16 @@ function post(url, path, body, forwardedFor) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** One legitimate login: retried on 503 after Retry-After, until 200 or giving up. */
+/** One legitimate login: retried on 503 after Retry-After, until 200 or giving up (a request still waiting then is abandoned). */
 async function legitimateLogin(url, address) {
   const started = performance.now();
   let busy = 0;
   for (;;) {
-    const res = await post(url, '/api/auth/authenticate', { username: USERNAME, password: PASSWORD }, address);
+    const signal = AbortSignal.timeout(Math.max(1, Math.round(GIVE_UP_MS - (performance.now() - started))));
+    const res = await post(url, '/api/auth/authenticate', { username: USERNAME, password: PASSWORD }, address, signal);
     const elapsed = performance.now() - started;
     if (res.status === 200) return { ms: elapsed, busy, servedOk: true };
+    if (res.status === 0) return { ms: elapsed, busy, servedOk: false };
     if (res.status !== 503) throw new Error(`the legitimate login answered ${res.status}`);
     busy++;
     if (elapsed + res.retryAfter * 1000 > GIVE_UP_MS) return { ms: elapsed, busy, servedOk: false };

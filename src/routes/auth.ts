@@ -1,4 +1,5 @@
 import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { WorkKey } from '../auth/work-limiter.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenCodec } from '../auth/jwt.js';
 import type { RevocationList } from '../auth/revocations.js';
@@ -16,6 +17,7 @@ import {
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
+import { networkKeyOf } from '../http/network-key.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import { sendJson, sendRawJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
@@ -57,6 +59,12 @@ function usernameFromPath(raw: string | undefined): string {
   const result = checkPathUsername(decoded, 'username');
   if (!result.ok) throw new InvalidPathParameter();
   return result.value;
+}
+
+/** The hash queue's key for a request: the throttle's client key and its network (SECURITY.md "Login storms"). */
+function hashKeyOf(address: string): WorkKey {
+  const client = throttleKeyOf(address);
+  return { client, network: networkKeyOf(client) };
 }
 
 /** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
@@ -130,7 +138,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const user = store.find(body.username);
         let matches: boolean;
         try {
-          matches = await hasher.verify(body.password, user?.passwordHash, () => ctx.req.socket.destroyed);
+          matches = await hasher.verify(body.password, user?.passwordHash, { client: addressKey, network: networkKeyOf(addressKey) }, () => ctx.req.socket.destroyed);
         } catch (error) {
           // Busy or abandoned: the password was never judged, so it is not a failed login.
           throttle.cancelAttempt(body.username, addressKey);
@@ -155,7 +163,8 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         // before any of the body is read.
         const caller = store.size > 0 ? session.requireAdministrator(ctx.credentials) : undefined;
         const body = checked(registerBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = await hasher.hash(body.password);
+        // An administrator's hashes queue under their own address like anyone's logins.
+        const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address));
         const user = await store.change((view) => {
           if (caller !== undefined) assertStillAdministrator(view, caller, deps.revocations);
           else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
@@ -231,7 +240,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const caller = session.requireAdministrator(ctx.credentials);
         const target = usernameFromPath(ctx.param);
         const patch = checked(updateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password);
+        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password, hashKeyOf(ctx.address));
         const changes: UserChanges = {
           ...(patch.username === undefined ? {} : { username: patch.username }),
           ...(patch.level === undefined ? {} : { level: patch.level }),
