@@ -7,7 +7,7 @@ import { addUser, changeUser, removeUser } from '../store/account-rules.js';
 import { openDataDir } from '../store/data-dir.js';
 import { realFileSystem } from '../store/file-system.js';
 import { openUserStore, type UserStore } from '../store/users.js';
-import { checkUsername, passwordChecker } from '../validate/auth.js';
+import { checkNewUsername, checkUsername, passwordChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
@@ -98,7 +98,8 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     return EXIT_OK;
   }
   const config = configFrom(values, offlineEnv(io.env));
-  const name = positionals[0] === undefined ? '' : valid(checkUsername, positionals[0], 'NAME');
+  // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
+  const name = positionals[0] === undefined ? '' : valid(command === 'add' ? checkNewUsername : checkUsername, positionals[0], 'NAME');
   const nowSeconds = Math.floor(Date.now() / 1000);
   const newPasswordHash = async (): Promise<string> => {
     const password = valid(passwordChecker(config.minPasswordLength), await readNewPassword({ stdin: io.stdin, stderr: io.stderr }, values['password-stdin'] === true), 'password');

@@ -48,7 +48,7 @@ function checked<T>(check: Checker<T>, input: unknown): T {
   return result.value;
 }
 
-/** Percent-decodes a path parameter; bad escapes, "/", dot segments and control characters give 400. */
+/** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */
 function usernameFromPath(raw: string | undefined): string {
   let decoded: string;
   try {
