@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { checkScryptCost, DEFAULT_SCRYPT_COST, type ScryptCost } from './auth/password.js';
 import type { ThrottleSettings } from './auth/login-throttle.js';
 import { createProxyTrust } from './http/client-address.js';
+import { isDnsName } from './http/host-header.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from './log/logger.js';
 
 export type AuthMethod = 'default' | 'none';
@@ -16,6 +17,8 @@ export interface Config {
   readonly authMethod: AuthMethod;
   readonly baseUri: string;
   readonly trustProxy: readonly string[];
+  /** Host names (lower-cased) through which the first user may be registered, besides IP literals and localhost. */
+  readonly allowedHosts: readonly string[];
   readonly secureCookie: boolean;
   readonly revokeOnLogout: boolean;
   readonly maxRevokedTokens: number;
@@ -56,6 +59,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'auth', env: 'GATEHOUSE_AUTH', kind: 'string', help: 'default, or none when a proxy authenticates', fallback: 'default' },
   { flag: 'base-uri', env: 'GATEHOUSE_BASE_URI', kind: 'string', help: 'serve the API under this path prefix, e.g. /flood', fallback: '/' },
   { flag: 'trust-proxy', env: 'GATEHOUSE_TRUST_PROXY', kind: 'list', help: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-* headers are believed', fallback: '' },
+  { flag: 'allowed-hosts', env: 'GATEHOUSE_ALLOWED_HOSTS', kind: 'list', help: 'comma-separated host names through which the first user may register (IP addresses and localhost always may)', fallback: '' },
   { flag: 'secure-cookie', env: 'GATEHOUSE_SECURE_COOKIE', kind: 'boolean', help: 'always add Secure to the session cookie', fallback: 'false' },
   { flag: 'revoke-on-logout', env: 'GATEHOUSE_REVOKE_ON_LOGOUT', kind: 'boolean', help: 'logout also refuses the token it cleared until it expires', fallback: 'false' },
   { flag: 'max-revoked-tokens', env: 'GATEHOUSE_MAX_REVOKED_TOKENS', kind: 'integer', help: 'cap on remembered revoked tokens', fallback: '10000' },
@@ -117,6 +121,10 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
   } catch (error) {
     throw new SettingInvalid(error instanceof Error ? error.message : String(error));
   }
+  const allowedHosts = text('GATEHOUSE_ALLOWED_HOSTS').split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== '');
+  for (const name of allowedHosts) {
+    if (!isDnsName(name)) throw new SettingInvalid(`--allowed-hosts (GATEHOUSE_ALLOWED_HOSTS): ${JSON.stringify(name)} is not a DNS name (no port, scheme or path)`);
+  }
   const scryptText = text('GATEHOUSE_SCRYPT');
   const [N, r, p] = /^\d+,\d+,\d+$/.test(scryptText) ? scryptText.split(',').map(Number) : [];
   let scryptCost: ScryptCost;
@@ -134,6 +142,7 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     authMethod: choice('GATEHOUSE_AUTH', ['default', 'none'] as const),
     baseUri: normalizeBaseUri(text('GATEHOUSE_BASE_URI')),
     trustProxy,
+    allowedHosts,
     secureCookie: boolean('GATEHOUSE_SECURE_COOKIE'),
     revokeOnLogout: boolean('GATEHOUSE_REVOKE_ON_LOGOUT'),
     maxRevokedTokens: integer('GATEHOUSE_MAX_REVOKED_TOKENS', 1, 10_000_000),

@@ -24,6 +24,7 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_CREDENTIALS: 401,
   NOT_ADMINISTRATOR: 403,
   PROXY_REQUIRED: 403,
+  HOST_NOT_ALLOWED: 403, // SECURITY.md "DNS rebinding"
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   LAST_ADMINISTRATOR: 409, // INTERFACE.md: otherwise the service falls back to its initial condition

@@ -8,6 +8,7 @@ import { newSessionKey, newTokenId } from '../auth/session-key.js';
 import type { Config } from '../config.js';
 import {
   AuthRequired,
+  HostNotAllowed,
   InvalidCredentials,
   InvalidPathParameter,
   NotAdministrator,
@@ -17,6 +18,7 @@ import {
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
+import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { networkKeyOf } from '../http/network-key.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import { sendJson, sendRawJson } from '../http/respond.js';
@@ -77,6 +79,7 @@ function assertStillAdministrator(view: UserView, caller: Caller, revocations: R
 export function authRoutes(deps: AuthRouteDeps): Route[] {
   const { config, store, session, hasher, throttle, logger } = deps;
   const registerBody = registerBodyChecker(config.minPasswordLength);
+  const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
   const unauthenticatedVerifyBody = Buffer.from(JSON.stringify({ configs }));
@@ -162,6 +165,8 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         // Spec section 5.7: once users exist, credentials come first (401 / 403, no cookie),
         // before any of the body is read.
         const caller = store.size > 0 ? session.requireAdministrator(ctx.credentials) : undefined;
+        // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
+        if (caller === undefined && !isFirstRegistrationHost(ctx.req.headers.host)) throw new HostNotAllowed();
         const body = checked(registerBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         // An administrator's hashes queue under their own address like anyone's logins.
         const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address));
