@@ -52,7 +52,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   try {
     const codec = createTokenCodec(secret ?? (await loadOrCreateSecretFile(fs, config.dataDir)));
     const store = await openUserStore(config.dataDir, fs);
-    const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens, config.tokenTtlSeconds) : undefined;
+    const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens) : undefined;
     const hasher = createPasswordHasher({ cost: config.scryptCost, maxConcurrent: config.hashConcurrency, maxQueued: config.hashQueueLength });
     await hasher.warmUp();
     if (store.size > 0 && ![...store.list()].some((user) => isAdministrator(user.level))) {
