@@ -5,6 +5,7 @@ import { SETTINGS } from '../config.js';
 import { ValidationFailed } from '../errors.js';
 import { addUser, changeUser, removeUser } from '../store/account-rules.js';
 import { openDataDir } from '../store/data-dir.js';
+import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
 import { realFileSystem } from '../store/file-system.js';
 import { openUserStore, type UserStore } from '../store/users.js';
 import { checkNewUsername, checkUsername, passwordChecker } from '../validate/auth.js';
@@ -100,6 +101,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   const config = configFrom(values, offlineEnv(io.env));
   // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
   const name = positionals[0] === undefined ? '' : valid(command === 'add' ? checkNewUsername : checkUsername, positionals[0], 'NAME');
+  const shown = escapeUnsafeCharacters(name);
   const nowSeconds = Math.floor(Date.now() / 1000);
   const newPasswordHash = async (): Promise<string> => {
     const password = valid(passwordChecker(config.minPasswordLength), await readNewPassword({ stdin: io.stdin, stderr: io.stderr }, values['password-stdin'] === true), 'password');
@@ -107,10 +109,11 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   };
 
   return withStore(config.dataDir, async (store) => {
-    if (command !== 'list' && command !== 'add' && store.find(name) === undefined) throw new Error(`no user is named ${JSON.stringify(name)}`);
+    if (command !== 'list' && command !== 'add' && store.find(name) === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(name))}`);
     switch (command) {
       case 'list':
-        for (const user of store.list()) io.stdout.write(`${user.username}\t${String(user.level)}\n`);
+        // Names are shown with bidi controls, C1 controls and line separators as \uXXXX, so none can disguise itself.
+        for (const user of store.list()) io.stdout.write(`${escapeUnsafeCharacters(user.username)}\t${String(user.level)}\n`);
         return EXIT_OK;
       case 'add': {
         if (typeof values['level'] !== 'string') throw new UsageError('users add needs --level ADMINISTRATOR or --level USER');
@@ -125,24 +128,24 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         const client = valid(checkClientSettings, clientJson, 'client');
         const passwordHash = await newPasswordHash();
         await store.change((view) => addUser(view, { username: name, level, passwordHash, client, credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }));
-        io.stdout.write(`added ${name}\n`);
+        io.stdout.write(`added ${shown}\n`);
         return EXIT_OK;
       }
       case 'passwd': {
         const passwordHash = await newPasswordHash();
         await store.change((view) => changeUser(view, name, { passwordHash }, nowSeconds));
-        io.stdout.write(`changed the password of ${name}; their sessions have ended\n`);
+        io.stdout.write(`changed the password of ${shown}; their sessions have ended\n`);
         return EXIT_OK;
       }
       case 'set-level': {
         const level = parseLevel(positionals[1]);
         await store.change((view) => changeUser(view, name, { level }, nowSeconds));
-        io.stdout.write(`${name} is now ${String(level)}\n`);
+        io.stdout.write(`${shown} is now ${String(level)}\n`);
         return EXIT_OK;
       }
       default:
         await store.change((view) => removeUser(view, name));
-        io.stdout.write(`removed ${name}\n`);
+        io.stdout.write(`removed ${shown}\n`);
         return EXIT_OK;
     }
   });

@@ -51,3 +51,34 @@ describe('gatehouse users and the names "." and ".." (issue 12, item 5)', () => 
     assert.match(result.stderr, /dot segment/);
   });
 });
+
+describe('gatehouse users list and names that would fool a terminal (issue 12, item 13)', () => {
+  const SAMPLES: ReadonlyArray<[string, string, string]> = [
+    ['a C1 control (CSI)', 'c1\u009b31m', 'c1\\u009b31m'],
+    ['a right-to-left override', 'admin\u202egnp.exe', 'admin\\u202egnp.exe'],
+    ['an isolate and a mark', 'x\u2067y\u200fz\u061c', 'x\\u2067y\\u200fz\\u061c'],
+    ['line and paragraph separators', 'line\u2028para\u2029end', 'line\\u2028para\\u2029end'],
+  ];
+  let dataDir = '';
+
+  before(async () => {
+    assertBuilt();
+    dataDir = await tempDir();
+    await writeUsersFile(dataDir, ['admin', ...SAMPLES.map(([, name]) => name)]);
+  });
+  after(() => removeTempDirs());
+
+  it('prints each such character as \\uXXXX and the rest as it is', async () => {
+    const result = await runCli(['users', 'list', '--data-dir', dataDir]);
+    assertOk(result, 'users list');
+    assert.ok(!/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/.test(result.stdout), JSON.stringify(result.stdout));
+    const names = result.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t')[0]);
+    assert.deepEqual(names, ['admin', ...SAMPLES.map(([, , shown]) => shown)]);
+  });
+
+  it('escapes the name in what remove prints', async () => {
+    const result = await runCli(['users', 'remove', 'admin\u202egnp.exe', '--data-dir', dataDir]);
+    assertOk(result, 'users remove');
+    assert.equal(result.stdout, 'removed admin\\u202egnp.exe\n');
+  });
+});
