@@ -13,6 +13,7 @@ import type { Checker } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
 import { configFrom, parseFlags, settingsHelp, type CliIo } from './commands.js';
+import { readClientInput } from './read-client-settings.js';
 import { readNewPassword } from './read-password.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
 
@@ -31,17 +32,24 @@ Administers accounts while the service is stopped.
 
 Commands:
   list                          print every username and level
-  add NAME --level LEVEL --client JSON
-                                add a user (LEVEL: ADMINISTRATOR or USER; JSON: client settings)
+  add NAME --level LEVEL --client-file PATH
+                                add a user (LEVEL: ADMINISTRATOR or USER; PATH: a file holding
+                                the client settings as JSON); or --client-stdin: standard input
+                                holds the password on its first line, then the JSON; or
+                                --client JSON (visible in ps and shell history: avoid)
   passwd NAME                   set a new password (every session of NAME ends)
   set-level NAME LEVEL          change a level (every session of NAME ends)
   remove NAME                   delete a user
 
-Passwords are read from a prompt without echo, or from standard input with --password-stdin.
+Passwords are read from a prompt without echo, or from standard input with --password-stdin
+(or, with --client-stdin, from its first line); never from the command line.
 
 Options:
 ${settingsHelp(OFFLINE_SETTINGS)}
   --password-stdin               read the password from standard input
+  --client-file PATH             (add) read the client settings (JSON) from a file
+  --client-stdin                 (add) read the password, then on the next lines the client
+                                 settings (JSON), from standard input
   --help                         show this help
 `;
 
@@ -86,7 +94,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   }
   const shapes: Record<string, { positionals: number; extra: Record<string, 'string' | 'boolean'> }> = {
     list: { positionals: 0, extra: {} },
-    add: { positionals: 1, extra: { level: 'string', client: 'string', 'password-stdin': 'boolean' } },
+    add: { positionals: 1, extra: { level: 'string', client: 'string', 'client-file': 'string', 'client-stdin': 'boolean', 'password-stdin': 'boolean' } },
     passwd: { positionals: 1, extra: { 'password-stdin': 'boolean' } },
     'set-level': { positionals: 2, extra: {} },
     remove: { positionals: 1, extra: {} },
@@ -117,16 +125,19 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         return EXIT_OK;
       case 'add': {
         if (typeof values['level'] !== 'string') throw new UsageError('users add needs --level ADMINISTRATOR or --level USER');
-        if (typeof values['client'] !== 'string') throw new UsageError(`users add needs --client with the client settings as JSON, e.g. '{"client":"rTorrent","type":"socket","version":1,"socket":"/run/rtorrent.sock"}'`);
+        if (values['client-stdin'] === true && values['password-stdin'] === true) {
+          throw new UsageError('--client-stdin already reads the password from the first line of standard input: leave out --password-stdin');
+        }
         const level = parseLevel(values['level']);
+        const input = await readClientInput(values, io.stdin);
         let clientJson: unknown;
         try {
-          clientJson = JSON.parse(values['client']);
+          clientJson = JSON.parse(input.json);
         } catch {
-          throw new UsageError('--client is not valid JSON');
+          throw new UsageError('the client settings are not valid JSON');
         }
         const client = valid(checkClientSettings, clientJson, 'client');
-        const passwordHash = await newPasswordHash();
+        const passwordHash = input.password === undefined ? await newPasswordHash() : await hashPassword(valid(passwordChecker(config.minPasswordLength), input.password, 'password'), config.scryptCost);
         await store.change((view) => addUser(view, { username: name, level, passwordHash, client, credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }));
         io.stdout.write(`added ${shown}\n`);
         return EXIT_OK;
