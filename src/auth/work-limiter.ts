@@ -4,6 +4,8 @@ import { ServerBusy } from '../errors.js';
 export interface WorkKey {
   readonly client: string;
   readonly network: string;
+  /** Work of an authenticated administrator: not held to the per-client and per-network caps (it still takes turns, and a full queue evicts from the busiest client). */
+  readonly isUncapped?: boolean;
 }
 
 export interface FairnessLimits {
@@ -126,8 +128,10 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
 
   const admit = (key: WorkKey): Promise<void> => {
     const ownLength = queueOf(key.client)?.waiting.length ?? 0;
-    if (ownLength >= fairness.maxQueuedPerClient) throw new ServerBusy();
-    if ((queuedByNetwork.get(key.network) ?? 0) >= fairness.maxQueuedPerNetwork) throw new ServerBusy();
+    if (key.isUncapped !== true) {
+      if (ownLength >= fairness.maxQueuedPerClient) throw new ServerBusy();
+      if ((queuedByNetwork.get(key.network) ?? 0) >= fairness.maxQueuedPerNetwork) throw new ServerBusy();
+    }
     if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength))) throw new ServerBusy();
     return new Promise<void>((start, refuse) => {
       // The eviction above may have emptied and removed this client's own queue.

@@ -63,8 +63,14 @@ function usernameFromPath(raw: string | undefined): string {
   return result.value;
 }
 
-/** The hash queue's key for a request: the throttle's client key and its network (SECURITY.md "Login storms"). */
-function hashKeyOf(address: string): WorkKey {
+/**
+ * The hash queue's key for a request (SECURITY.md "Login storms"): an administrator's work queues
+ * as that account, without the per-client caps (a script adding users in parallel is normal);
+ * anyone else's under the throttle's client key and its network.
+ */
+function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
+  // The comma keeps it apart from every address key: no X-Forwarded-For hop holds one.
+  if (caller !== undefined) return { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true };
   const client = throttleKeyOf(address);
   return { client, network: networkKeyOf(client) };
 }
@@ -168,8 +174,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
         if (caller === undefined && !isFirstRegistrationHost(ctx.req.headers.host)) throw new HostNotAllowed();
         const body = checked(registerBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        // An administrator's hashes queue under their own address like anyone's logins.
-        const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address));
+        const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, caller));
         const user = await store.change((view) => {
           if (caller !== undefined) assertStillAdministrator(view, caller, deps.revocations);
           else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
@@ -245,7 +250,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const caller = session.requireAdministrator(ctx.credentials);
         const target = usernameFromPath(ctx.param);
         const patch = checked(updateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password, hashKeyOf(ctx.address));
+        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password, hashKeyOf(ctx.address, caller));
         const changes: UserChanges = {
           ...(patch.username === undefined ? {} : { username: patch.username }),
           ...(patch.level === undefined ? {} : { level: patch.level }),

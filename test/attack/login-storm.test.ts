@@ -84,3 +84,21 @@ describe('attack: a login storm from 64 addresses', () => {
     await assertServerAnswers(server, adminToken, 'storm-admin');
   });
 });
+
+describe('attack: one address sending many logins at once', () => {
+  it('answers the logins beyond 4 waiting with 503 and Retry-After at once, and serves the rest', async () => {
+    const server = await startTestServer({ GATEHOUSE_HASH_CONCURRENCY: '1', GATEHOUSE_SCRYPT: '16384,8,1' });
+    try {
+      await registerUser(server, 'burst-admin', { level: 10, password: 'burst-admin-pw' });
+      const answers = await Promise.all(Array.from({ length: 20 }, () => sendRequest(server.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: 'burst-admin', password: 'burst-admin-pw' } })));
+      const served = answers.filter((res) => res.status === 200).length;
+      const busy = answers.filter((res) => res.status === 503);
+      assert.equal(served + busy.length, 20, answers.map((res) => res.status).join(','));
+      assert.ok(served >= 5, `only ${served} served`);
+      assert.ok(busy.length >= 1, 'some were refused');
+      for (const res of busy) assert.equal(res.headers['retry-after'], '1');
+    } finally {
+      await server.close();
+    }
+  });
+});

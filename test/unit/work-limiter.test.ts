@@ -308,3 +308,22 @@ describe('createWorkLimiter fairness (issue 12, item 7)', () => {
     assert.throws(() => createWorkLimiter(1, 1, { maxQueuedPerClient: 1, maxQueuedPerNetwork: 0.5 }), TypeError);
   });
 });
+
+describe('createWorkLimiter and uncapped work', () => {
+  it('holds work marked isUncapped to the total cap only, still taking turns', async () => {
+    const limiter = createWorkLimiter(1, 10, { maxQueuedPerClient: 2, maxQueuedPerNetwork: 2 });
+    const blocker = deferred<void>();
+    const running = limiter.run({ client: 'x', network: 'x' }, () => blocker.promise);
+    const admin = { client: ',account:root', network: ',account:root', isUncapped: true };
+    const order: string[] = [];
+    const tasks = Array.from({ length: 6 }, (_, i) => limiter.run(admin, async () => order.push(`admin#${i}`)));
+    const other = limiter.run({ client: 'y', network: 'y' }, async () => order.push('other'));
+    assert.equal(limiter.queued, 7);
+    await settle();
+    blocker.resolve();
+    await running;
+    await Promise.all([...tasks, other]);
+    assert.equal(order.length, 7);
+    assert.ok(order.indexOf('other') <= 1, `the other client waited behind the administrator: ${order.join(', ')}`);
+  });
+});
