@@ -385,6 +385,9 @@ function serviceEnv(extra) {
     GATEHOUSE_HOST: '127.0.0.1',
     GATEHOUSE_THROTTLE_USER: THROTTLE_OFF,
     GATEHOUSE_THROTTLE_ADDRESS: THROTTLE_OFF,
+    // Every load generator connection is one address: lift the fair hash queue's per-address caps too.
+    GATEHOUSE_HASH_QUEUE_PER_CLIENT: THROTTLE_OFF,
+    GATEHOUSE_HASH_QUEUE_PER_NETWORK: THROTTLE_OFF,
     GATEHOUSE_SHUTDOWN_TIMEOUT: '2000',
     GATEHOUSE_LOG_LEVEL: 'info',
     ...extra,

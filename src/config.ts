@@ -29,6 +29,10 @@ export interface Config {
   readonly scryptCost: ScryptCost;
   readonly hashConcurrency: number;
   readonly hashQueueLength: number;
+  /** Hashes one client key (one fair-queue lane) may have waiting. */
+  readonly hashQueuePerClient: number;
+  /** Hashes one network (IPv4 /24, IPv6 /48) may have waiting. */
+  readonly hashQueuePerNetwork: number;
   readonly throttle: ThrottleSettings;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
@@ -69,6 +73,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'scrypt', env: 'GATEHOUSE_SCRYPT', kind: 'string', help: 'scrypt cost as N,r,p', fallback: `${DEFAULT_SCRYPT_COST.N},${DEFAULT_SCRYPT_COST.r},${DEFAULT_SCRYPT_COST.p}` },
   { flag: 'hash-concurrency', env: 'GATEHOUSE_HASH_CONCURRENCY', kind: 'integer', help: 'password hashes run at once, 32 MiB each at the default cost (default: cores - 1, from 1 to 4)', fallback: String(Math.min(4, Math.max(1, availableParallelism() - 1))) },
   { flag: 'hash-queue', env: 'GATEHOUSE_HASH_QUEUE', kind: 'integer', help: 'password hashes that may wait before logins get 503', fallback: '256' },
+  { flag: 'hash-queue-per-client', env: 'GATEHOUSE_HASH_QUEUE_PER_CLIENT', kind: 'integer', help: 'password hashes one client address (IPv6: /64) may have waiting before its logins get 503', fallback: '4' },
+  { flag: 'hash-queue-per-network', env: 'GATEHOUSE_HASH_QUEUE_PER_NETWORK', kind: 'integer', help: 'password hashes one IPv4 /24 or IPv6 /48 may have waiting before its logins get 503', fallback: '16' },
   { flag: 'throttle-user', env: 'GATEHOUSE_THROTTLE_USER', kind: 'integer', help: 'failed logins per username per window before 429', fallback: '10' },
   { flag: 'throttle-address', env: 'GATEHOUSE_THROTTLE_ADDRESS', kind: 'integer', help: 'failed logins per client address per window before 429', fallback: '50' },
   { flag: 'throttle-window', env: 'GATEHOUSE_THROTTLE_WINDOW', kind: 'integer', help: 'throttle window in seconds', fallback: '900' },
@@ -154,6 +160,8 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     scryptCost,
     hashConcurrency: integer('GATEHOUSE_HASH_CONCURRENCY', 1, 64),
     hashQueueLength: integer('GATEHOUSE_HASH_QUEUE', 0, 100_000),
+    hashQueuePerClient: integer('GATEHOUSE_HASH_QUEUE_PER_CLIENT', 1, 1_000_000),
+    hashQueuePerNetwork: integer('GATEHOUSE_HASH_QUEUE_PER_NETWORK', 1, 1_000_000),
     throttle: {
       maxFailuresPerUsername: integer('GATEHOUSE_THROTTLE_USER', 1, 1_000_000),
       maxFailuresPerAddress: integer('GATEHOUSE_THROTTLE_ADDRESS', 1, 1_000_000),

@@ -53,7 +53,12 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     const codec = createTokenCodec(secret ?? (await loadOrCreateSecretFile(fs, config.dataDir)));
     const store = await openUserStore(config.dataDir, fs);
     const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens) : undefined;
-    const hasher = createPasswordHasher({ cost: config.scryptCost, maxConcurrent: config.hashConcurrency, maxQueued: config.hashQueueLength });
+    const hasher = createPasswordHasher({
+      cost: config.scryptCost,
+      maxConcurrent: config.hashConcurrency,
+      maxQueued: config.hashQueueLength,
+      fairness: { maxQueuedPerClient: config.hashQueuePerClient, maxQueuedPerNetwork: config.hashQueuePerNetwork },
+    });
     await hasher.warmUp();
     if (store.size > 0 && ![...store.list()].some((user) => isAdministrator(user.level))) {
       logger.warn('no administrator exists, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');

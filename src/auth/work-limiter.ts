@@ -16,7 +16,8 @@ export interface FairnessLimits {
 }
 
 // SECURITY.md "Login storms": a household or office rarely has more than a few logins waiting
-// at once; 16 lets four addresses of one /24 (or /64s of one /48) queue fully.
+// at once; 16 lets four addresses of one /24 (or /64s of one /48) queue fully. The service
+// takes both from --hash-queue-per-client and --hash-queue-per-network.
 export const DEFAULT_FAIRNESS: FairnessLimits = Object.freeze({ maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
 
 export interface WorkLimiter {
