@@ -9,7 +9,7 @@
 // --trust-proxy 127.0.0.1 and the default scrypt cost and hash concurrency, registers one user,
 // then measures that user's login (each sample from its own address, outside every storm /24):
 //   alone:        N logins one after another, no other load
-//   during storm: N logins started one every 2 s while the storm runs; a 503 is retried after its
+//   during storm: N logins started one every 1.5 s while the storm runs; a 503 is retried after its
 //                 Retry-After, as a client would, and the figure is the time to the 200 (or "gave
 //                 up" after --give-up seconds).
 // The storm: 64 X-Forwarded-For addresses (10.N.0.7, N = 0..63), 8 requests in flight each,
@@ -31,14 +31,14 @@ const { values: opts } = parseArgs({
   options: {
     cli: { type: 'string', default: join(ROOT, 'dist', 'cli.js') },
     samples: { type: 'string', default: '5' },
-    'give-up': { type: 'string', default: '25' },
+    'give-up': { type: 'string', default: '20' },
     'storm-addresses': { type: 'string', default: '64' },
     'storm-depth': { type: 'string', default: '8' },
     help: { type: 'boolean' },
   },
 });
 if (opts.help) {
-  process.stdout.write('Usage: node scripts/bench/login-fairness.mjs [--cli dist/cli.js] [--samples 5] [--give-up 25] [--storm-addresses 64] [--storm-depth 8]\n');
+  process.stdout.write('Usage: node scripts/bench/login-fairness.mjs [--cli dist/cli.js] [--samples 5] [--give-up 20] [--storm-addresses 64] [--storm-depth 8]\n');
   process.exit(0);
 }
 const SAMPLES = Number(opts.samples);
@@ -144,7 +144,7 @@ for (let n = 0; n < STORM_ADDRESSES; n++) for (let d = 0; d < STORM_DEPTH; d++) 
 await sleep(3_000); // let the storm fill the queue
 const during = await Promise.all(
   Array.from({ length: SAMPLES }, async (_, i) => {
-    await sleep(i * 2_000);
+    await sleep(i * 1_500);
     return legitimateLogin(url, `192.0.2.${100 + i}`);
   }),
 );
