@@ -45,9 +45,9 @@ interface ClientQueue {
 /**
  * Bounds concurrent expensive work (scrypt) so a login storm queues instead of exhausting CPU and
  * memory, and serves the queue fairly: per-client FIFO queues taken in turn (clients not served
- * lately first, every other turn), capped per client, per network and in total. When the whole queue is full, a client with fewer waiting tasks than
- * the busiest client takes the busiest client's newest place (which gets ServerBusy), so a storm
- * from many clients cannot shut a newcomer out.
+ * lately first, every other turn), capped per client, per network and in total. When the whole
+ * queue is full, a client with fewer waiting tasks than the busiest client takes the busiest
+ * client's newest place (which gets ServerBusy), so a storm cannot shut a newcomer out.
  */
 export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fairness: FairnessLimits = DEFAULT_FAIRNESS): WorkLimiter {
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new TypeError('maxConcurrent must be a positive integer');
@@ -135,7 +135,7 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     }
     if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength))) throw new ServerBusy();
     return new Promise<void>((start, refuse) => {
-      // The eviction above may have emptied and removed this client's own queue.
+      // (An eviction above never takes from this client: it only takes from a longer queue.)
       let queue = queueOf(key.client);
       if (queue === undefined) {
         queue = { network: key.network, waiting: [] };
