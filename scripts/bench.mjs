@@ -385,6 +385,9 @@ function serviceEnv(extra) {
     GATEHOUSE_HOST: '127.0.0.1',
     GATEHOUSE_THROTTLE_USER: THROTTLE_OFF,
     GATEHOUSE_THROTTLE_ADDRESS: THROTTLE_OFF,
+    // Every load generator connection is one address: lift the fair hash queue's per-address caps too.
+    GATEHOUSE_HASH_QUEUE_PER_CLIENT: THROTTLE_OFF,
+    GATEHOUSE_HASH_QUEUE_PER_NETWORK: THROTTLE_OFF,
     GATEHOUSE_SHUTDOWN_TIMEOUT: '2000',
     GATEHOUSE_LOG_LEVEL: 'info',
     ...extra,
@@ -972,3 +975,5 @@ else if (opts.role === 'loadgen') await runLoadgen();
 else if (opts.role === 'scrypt') await runScryptAlone();
 else if (opts.help) process.stdout.write(HELP);
 else await main();
+// Issue 12, item 7: a legitimate login's latency during a 64-address storm (its own script and service).
+if (opts.role === undefined && !opts.help && !opts.profile) spawnSync(process.execPath, [join(ROOT, 'scripts', 'bench', 'login-fairness.mjs')], { stdio: 'inherit' });

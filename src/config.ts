@@ -19,6 +19,8 @@ export interface Config {
   readonly authMethod: AuthMethod;
   readonly baseUri: string;
   readonly trustProxy: readonly string[];
+  /** Host names (lower-cased) through which the first user may be registered, besides IP literals and localhost. */
+  readonly allowedHosts: readonly string[];
   readonly secureCookie: boolean;
   /** The login page returns to its own origin and to these hosts only (lower case, IPv6 in brackets). */
   readonly allowedRedirectHosts: readonly string[];
@@ -33,6 +35,10 @@ export interface Config {
   readonly scryptCost: ScryptCost;
   readonly hashConcurrency: number;
   readonly hashQueueLength: number;
+  /** Hashes one client key (one fair-queue lane) may have waiting. */
+  readonly hashQueuePerClient: number;
+  /** Hashes one network (IPv4 /24, IPv6 /48) may have waiting. */
+  readonly hashQueuePerNetwork: number;
   readonly throttle: ThrottleSettings;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
@@ -64,6 +70,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'auth', env: 'GATEHOUSE_AUTH', kind: 'string', help: 'default, or none when a proxy authenticates', fallback: 'default' },
   { flag: 'base-uri', env: 'GATEHOUSE_BASE_URI', kind: 'string', help: 'serve the API under this path prefix, e.g. /flood', fallback: '/' },
   { flag: 'trust-proxy', env: 'GATEHOUSE_TRUST_PROXY', kind: 'list', help: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-* headers are believed', fallback: '' },
+  { flag: 'allowed-hosts', env: 'GATEHOUSE_ALLOWED_HOSTS', kind: 'list', help: 'comma-separated host names through which the first user may register (IP addresses and localhost always may)', fallback: '' },
   { flag: 'secure-cookie', env: 'GATEHOUSE_SECURE_COOKIE', kind: 'boolean', help: 'always add Secure to the session cookie', fallback: 'false' },
   { flag: 'allowed-redirect-hosts', env: 'GATEHOUSE_ALLOWED_REDIRECT_HOSTS', kind: 'list', help: 'comma-separated host names the login page may return to besides its own origin', fallback: '' },
   { flag: 'cookie-domain', env: 'GATEHOUSE_COOKIE_DOMAIN', kind: 'string', help: 'Domain of the session cookie, to share one session with sub-domains (default: host-only)', fallback: '' },
@@ -75,6 +82,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'scrypt', env: 'GATEHOUSE_SCRYPT', kind: 'string', help: 'scrypt cost as N,r,p', fallback: `${DEFAULT_SCRYPT_COST.N},${DEFAULT_SCRYPT_COST.r},${DEFAULT_SCRYPT_COST.p}` },
   { flag: 'hash-concurrency', env: 'GATEHOUSE_HASH_CONCURRENCY', kind: 'integer', help: 'password hashes run at once, 32 MiB each at the default cost (default: cores - 1, from 1 to 4)', fallback: String(Math.min(4, Math.max(1, availableParallelism() - 1))) },
   { flag: 'hash-queue', env: 'GATEHOUSE_HASH_QUEUE', kind: 'integer', help: 'password hashes that may wait before logins get 503', fallback: '256' },
+  { flag: 'hash-queue-per-client', env: 'GATEHOUSE_HASH_QUEUE_PER_CLIENT', kind: 'integer', help: 'password hashes one client address (IPv6: /64) may have waiting before its logins get 503', fallback: '4' },
+  { flag: 'hash-queue-per-network', env: 'GATEHOUSE_HASH_QUEUE_PER_NETWORK', kind: 'integer', help: 'password hashes one IPv4 /24 or IPv6 /48 may have waiting before its logins get 503', fallback: '16' },
   { flag: 'throttle-user', env: 'GATEHOUSE_THROTTLE_USER', kind: 'integer', help: 'failed logins per username per window before 429', fallback: '10' },
   { flag: 'throttle-address', env: 'GATEHOUSE_THROTTLE_ADDRESS', kind: 'integer', help: 'failed logins per client address per window before 429', fallback: '50' },
   { flag: 'throttle-window', env: 'GATEHOUSE_THROTTLE_WINDOW', kind: 'integer', help: 'throttle window in seconds', fallback: '900' },
@@ -142,6 +151,10 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
   if (cookieDomainText !== '' && !isDnsName(cookieDomainText)) {
     throw new SettingInvalid(`--cookie-domain must be a DNS name such as example.org, without a leading dot (got ${JSON.stringify(cookieDomainText)})`);
   }
+  const allowedHosts = listOf('GATEHOUSE_ALLOWED_HOSTS').map((entry) => entry.toLowerCase());
+  for (const name of allowedHosts) {
+    if (!isDnsName(name)) throw new SettingInvalid(`--allowed-hosts (GATEHOUSE_ALLOWED_HOSTS): ${JSON.stringify(name)} is not a DNS name (no port, scheme or path)`);
+  }
   const scryptText = text('GATEHOUSE_SCRYPT');
   const [N, r, p] = /^\d+,\d+,\d+$/.test(scryptText) ? scryptText.split(',').map(Number) : [];
   let scryptCost: ScryptCost;
@@ -160,6 +173,7 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     authMethod: choice('GATEHOUSE_AUTH', ['default', 'none'] as const),
     baseUri: normalizeBaseUri(text('GATEHOUSE_BASE_URI')),
     trustProxy,
+    allowedHosts,
     secureCookie: boolean('GATEHOUSE_SECURE_COOKIE'),
     allowedRedirectHosts,
     cookieDomain: cookieDomainText === '' ? undefined : cookieDomainText,
@@ -173,6 +187,8 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     scryptCost,
     hashConcurrency: integer('GATEHOUSE_HASH_CONCURRENCY', 1, 64),
     hashQueueLength: integer('GATEHOUSE_HASH_QUEUE', 0, 100_000),
+    hashQueuePerClient: integer('GATEHOUSE_HASH_QUEUE_PER_CLIENT', 1, 1_000_000),
+    hashQueuePerNetwork: integer('GATEHOUSE_HASH_QUEUE_PER_NETWORK', 1, 1_000_000),
     throttle: {
       maxFailuresPerUsername: integer('GATEHOUSE_THROTTLE_USER', 1, 1_000_000),
       maxFailuresPerAddress: integer('GATEHOUSE_THROTTLE_ADDRESS', 1, 1_000_000),

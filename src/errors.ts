@@ -180,6 +180,16 @@ export class ProxyRequired extends GatehouseError {
   }
 }
 
+/** With no users yet, a registration through a host name nobody listed (DNS rebinding: SECURITY.md). */
+export class HostNotAllowed extends GatehouseError {
+  readonly code = 'HOST_NOT_ALLOWED';
+  constructor() {
+    super(
+      'The first administrator can only be registered through localhost, an IP address or a host name listed in --allowed-hosts (GATEHOUSE_ALLOWED_HOSTS); or create it offline with: gatehouse users add NAME --level ADMINISTRATOR.',
+    );
+  }
+}
+
 /** The token was refused; `reason` says why, for tests and debug logs only. */
 export class TokenInvalid extends GatehouseError {
   readonly code = 'AUTH_TOKEN_INVALID';

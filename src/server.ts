@@ -65,8 +65,13 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   try {
     const codec = createTokenCodec(secret ?? (await loadOrCreateSecretFile(fs, config.dataDir)));
     const store = await openUserStore(config.dataDir, fs);
-    const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens, config.tokenTtlSeconds) : undefined;
-    const hasher = createPasswordHasher({ cost: config.scryptCost, maxConcurrent: config.hashConcurrency, maxQueued: config.hashQueueLength });
+    const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens) : undefined;
+    const hasher = createPasswordHasher({
+      cost: config.scryptCost,
+      maxConcurrent: config.hashConcurrency,
+      maxQueued: config.hashQueueLength,
+      fairness: { maxQueuedPerClient: config.hashQueuePerClient, maxQueuedPerNetwork: config.hashQueuePerNetwork },
+    });
     await hasher.warmUp();
     if (store.size > 0 && ![...store.list()].some((user) => isAdministrator(user.level))) {
       logger.warn('no administrator exists, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');

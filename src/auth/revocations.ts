@@ -4,7 +4,7 @@ import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js
 import { isErrorCode, RenamedButNotDurable, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import { isPlainObject } from '../validate/check.js';
-import type { SessionClaims } from './jwt.js';
+import { IAT_SKEW_SECONDS, type SessionClaims } from './jwt.js';
 
 export const REVOCATIONS_FILE = 'revoked-tokens.json';
 
@@ -23,6 +23,8 @@ export interface RevocationList {
 interface Entry {
   readonly username: string;
   readonly exp: number;
+  /** The token's `iat`; absent for entries a version before format 2 wrote. */
+  readonly iat: number | undefined;
 }
 
 interface Cutoff {
@@ -32,21 +34,50 @@ interface Cutoff {
   readonly until: number;
 }
 
+/** The revocations waiting for one write, and the answer they all get. */
+interface Batch {
+  readonly entries: Map<string, Entry>;
+  nowSeconds: number;
+  readonly done: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+// Format 2 adds each entry's iat, so a collapse can refuse exactly the tokens it held. Format 1
+// files (no iat) are still read; a version that reads only format 1 reads format 2 as well.
+const FORMAT = 2;
+
 // Only a digest is kept, so the file never holds a usable piece of a token.
 const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch may fail with no one left waiting for it (every caller answered already).
+  done.catch(() => undefined);
+  return { entries: new Map(), nowSeconds: 0, done, resolve, reject };
+}
+
 /**
  * Server-side logout (off by default: INTERFACE.md). Bounded: past `maxEntries` live entries,
- * the user with the most entries has them replaced by one cutoff that ends all of that
- * user's earlier sessions, so filling the list never lets a revoked token back in.
+ * the user with the most entries has them replaced by one cutoff that refuses every token
+ * they held (and the user's other tokens issued no later), so filling the list never lets a
+ * revoked token back in. Revocations that arrive while a write is under way are written
+ * together in the next one; a token already revoked or already waiting costs no write.
  */
-export async function openRevocationList(fs: StoreFileSystem, dataDir: string, maxEntries: number, tokenTtlSeconds: number): Promise<RevocationList> {
+export async function openRevocationList(fs: StoreFileSystem, dataDir: string, maxEntries: number): Promise<RevocationList> {
   const path = join(dataDir, REVOCATIONS_FILE);
   // Replaced as a whole once a change is on disk, so memory never refuses what the file does not.
   let entries = new Map<string, Entry>();
   let cutoffs = new Map<string, Cutoff>();
   await load();
-  let writing: Promise<void> = Promise.resolve();
+  let writing: Batch | undefined;
+  let next: Batch | undefined;
+  let draining: Promise<void> | undefined;
   let isClosed = false;
 
   async function load(): Promise<void> {
@@ -69,8 +100,10 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     }
     const document = parsed as { entries: unknown[]; cutoffs: unknown[] };
     for (const item of document.entries) {
-      const [digest, username, exp] = Array.isArray(item) ? item : [];
-      if (typeof digest === 'string' && typeof username === 'string' && typeof exp === 'number') entries.set(digest, { username, exp });
+      const [digest, username, exp, iat] = Array.isArray(item) ? item : [];
+      if (typeof digest === 'string' && typeof username === 'string' && typeof exp === 'number') {
+        entries.set(digest, { username, exp, iat: typeof iat === 'number' && Number.isFinite(iat) ? iat : undefined });
+      }
     }
     for (const item of document.cutoffs) {
       const [username, before, until] = Array.isArray(item) ? item : [];
@@ -83,6 +116,11 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     for (const [username, cutoff] of cutoffs) if (cutoff.until <= nowSeconds) cutoffs.delete(username);
   }
 
+  /**
+   * Replaces the busiest user's entries with one cutoff just after the newest `iat` among them,
+   * so every token they held stays refused, including one whose `iat` is ahead of our clock (up
+   * to IAT_SKEW_SECONDS). An entry without `iat` (format 1) counts as now + that skew.
+   */
   function collapseBusiestUser(entries: Map<string, Entry>, cutoffs: Map<string, Cutoff>, nowSeconds: number): void {
     const counts = new Map<string, number>();
     let busiest = '';
@@ -92,55 +130,95 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
       counts.set(entry.username, count);
       if (count > most) [busiest, most] = [entry.username, count];
     }
-    cutoffs.set(busiest, { before: nowSeconds + 1, until: nowSeconds + 1 + tokenTtlSeconds });
-    for (const [digest, entry] of entries) if (entry.username === busiest) entries.delete(digest);
+    const previous = cutoffs.get(busiest);
+    let before = previous?.before ?? 0;
+    let until = previous?.until ?? 0;
+    for (const [digest, entry] of entries) {
+      if (entry.username !== busiest) continue;
+      before = Math.max(before, (entry.iat ?? nowSeconds + IAT_SKEW_SECONDS) + 1);
+      until = Math.max(until, entry.exp);
+      entries.delete(digest);
+    }
+    // Until the last of them expires: a token minted elsewhere may live longer than ours.
+    cutoffs.set(busiest, { before, until });
   }
 
   function serialize(entries: Map<string, Entry>, cutoffs: Map<string, Cutoff>): Buffer {
     return Buffer.from(
       JSON.stringify({
-        format: 1,
-        entries: [...entries].map(([digest, entry]) => [digest, entry.username, entry.exp]),
+        format: FORMAT,
+        entries: [...entries].map(([digest, entry]) => (entry.iat === undefined ? [digest, entry.username, entry.exp] : [digest, entry.username, entry.exp, entry.iat])),
         cutoffs: [...cutoffs].map(([username, cutoff]) => [username, cutoff.before, cutoff.until]),
       }),
     );
   }
 
+  const isRevoked = (digest: string, claims: SessionClaims): boolean => {
+    if (cutoffs.size > 0) {
+      const cutoff = cutoffs.get(claims.username);
+      if (cutoff !== undefined && claims.iat < cutoff.before) return true;
+    }
+    return entries.size > 0 && entries.has(digest);
+  };
+
+  // One write at a time, each from the last state on disk. A batch is made on copies and takes
+  // effect once written: a logout answered "not applied" has not been (nor after a restart).
+  async function commit(batch: Batch): Promise<void> {
+    const nextEntries = new Map(entries);
+    const nextCutoffs = new Map(cutoffs);
+    prune(nextEntries, nextCutoffs, batch.nowSeconds);
+    for (const [digest, entry] of batch.entries) {
+      if (nextEntries.size >= maxEntries) collapseBusiestUser(nextEntries, nextCutoffs, batch.nowSeconds);
+      nextEntries.set(digest, entry);
+    }
+    try {
+      await writeFileAtomic(fs, path, serialize(nextEntries, nextCutoffs));
+    } catch (error) {
+      if (!(error instanceof RenamedButNotDurable)) throw new StoreWriteFailed({ cause: error });
+      // The file shows the change (rolling back failed): memory follows the file.
+      [entries, cutoffs] = [nextEntries, nextCutoffs];
+      throw new StoreOutcomeUnknown({ cause: error });
+    }
+    [entries, cutoffs] = [nextEntries, nextCutoffs];
+  }
+
+  async function drain(): Promise<void> {
+    while (next !== undefined) {
+      const batch = next;
+      next = undefined;
+      writing = batch;
+      try {
+        await commit(batch);
+        batch.resolve();
+      } catch (error) {
+        batch.reject(error);
+      } finally {
+        writing = undefined;
+      }
+    }
+    draining = undefined;
+  }
+
   return {
     isRevoked(token, claims) {
-      if (cutoffs.size > 0) {
-        const cutoff = cutoffs.get(claims.username);
-        if (cutoff !== undefined && claims.iat < cutoff.before) return true;
-      }
-      return entries.size > 0 && entries.has(digestOf(token));
+      return isRevoked(digestOf(token), claims);
     },
     async close() {
       isClosed = true;
-      await writing;
+      while (draining !== undefined) await draining;
     },
     revoke(token, claims, nowSeconds) {
       if (isClosed) return Promise.reject(new StoreClosed());
       const digest = digestOf(token);
-      // Chained, so each change starts from the last one on disk. It is made on copies and takes
-      // effect once written: a logout answered "not applied" has not been (nor after a restart).
-      const write = writing.then(async () => {
-        const nextEntries = new Map(entries);
-        const nextCutoffs = new Map(cutoffs);
-        prune(nextEntries, nextCutoffs, nowSeconds);
-        if (nextEntries.size >= maxEntries) collapseBusiestUser(nextEntries, nextCutoffs, nowSeconds);
-        nextEntries.set(digest, { username: claims.username, exp: claims.exp });
-        try {
-          await writeFileAtomic(fs, path, serialize(nextEntries, nextCutoffs));
-        } catch (error) {
-          if (!(error instanceof RenamedButNotDurable)) throw new StoreWriteFailed({ cause: error });
-          // The file shows the change (rolling back failed): memory follows the file.
-          [entries, cutoffs] = [nextEntries, nextCutoffs];
-          throw new StoreOutcomeUnknown({ cause: error });
-        }
-        [entries, cutoffs] = [nextEntries, nextCutoffs];
-      });
-      writing = write.catch(() => undefined);
-      return write;
+      // Already refused on disk, or waiting in a batch (the one being written, or the next):
+      // no write of its own. A caller joining a batch gets that batch's answer.
+      if (isRevoked(digest, claims)) return Promise.resolve();
+      if (writing?.entries.has(digest) === true) return writing.done;
+      const batch = (next ??= newBatch());
+      if (!batch.entries.has(digest)) batch.entries.set(digest, { username: claims.username, exp: claims.exp, iat: claims.iat });
+      batch.nowSeconds = Math.max(batch.nowSeconds, nowSeconds);
+      draining ??= drain();
+      return batch.done;
     },
   };
 }

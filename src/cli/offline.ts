@@ -4,15 +4,17 @@ import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
 import { SETTINGS } from '../config.js';
 import { ValidationFailed } from '../errors.js';
 import { addUser, changeUser, removeUser } from '../store/account-rules.js';
+import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
 import { guardWrites, openDataDir } from '../store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from '../store/file-system.js';
 import { DataDirLockLost } from '../store/lock.js';
 import { openUserStore } from '../store/users.js';
-import { checkUsername, passwordChecker } from '../validate/auth.js';
+import { checkNewUsername, checkUsername, passwordChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
 import { configFrom, parseFlags, settingsHelp, type CliIo } from './commands.js';
+import { readClientInput } from './read-client-settings.js';
 import { readNewPassword } from './read-password.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
 
@@ -31,17 +33,24 @@ Administers accounts while the service is stopped.
 
 Commands:
   list                          print every username and level
-  add NAME --level LEVEL --client JSON
-                                add a user (LEVEL: ADMINISTRATOR or USER; JSON: client settings)
+  add NAME --level LEVEL --client-file PATH
+                                add a user (LEVEL: ADMINISTRATOR or USER; PATH: a file holding
+                                the client settings as JSON); or --client-stdin: standard input
+                                holds the password on its first line, then the JSON; or
+                                --client JSON (visible in ps and shell history: avoid)
   passwd NAME                   set a new password (every session of NAME ends)
   set-level NAME LEVEL          change a level (every session of NAME ends)
   remove NAME                   delete a user
 
-Passwords are read from a prompt without echo, or from standard input with --password-stdin.
+Passwords are read from a prompt without echo, or from standard input with --password-stdin
+(or, with --client-stdin, from its first line); never from the command line.
 
 Options:
 ${settingsHelp(OFFLINE_SETTINGS)}
   --password-stdin               read the password from standard input
+  --client-file PATH             (add) read the client settings (JSON) from a file
+  --client-stdin                 (add) read the password, then on the next lines the client
+                                 settings (JSON), from standard input
   --help                         show this help
 `;
 
@@ -100,7 +109,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   }
   const shapes: Record<string, { positionals: number; extra: Record<string, 'string' | 'boolean'> }> = {
     list: { positionals: 0, extra: {} },
-    add: { positionals: 1, extra: { level: 'string', client: 'string', 'password-stdin': 'boolean' } },
+    add: { positionals: 1, extra: { level: 'string', client: 'string', 'client-file': 'string', 'client-stdin': 'boolean', 'password-stdin': 'boolean' } },
     passwd: { positionals: 1, extra: { 'password-stdin': 'boolean' } },
     'set-level': { positionals: 2, extra: {} },
     remove: { positionals: 1, extra: {} },
@@ -113,7 +122,9 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     return EXIT_OK;
   }
   const config = configFrom(values, offlineEnv(io.env));
-  const name = positionals[0] === undefined ? '' : valid(checkUsername, positionals[0], 'NAME');
+  // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
+  const name = positionals[0] === undefined ? '' : valid(command === 'add' ? checkNewUsername : checkUsername, positionals[0], 'NAME');
+  const shown = escapeUnsafeCharacters(name);
   const nowSeconds = Math.floor(Date.now() / 1000);
   const newPasswordHash = async (): Promise<string> => {
     const password = valid(passwordChecker(config.minPasswordLength), await readNewPassword({ stdin: io.stdin, stderr: io.stderr }, values['password-stdin'] === true), 'password');
@@ -122,42 +133,46 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
 
   return withDataDir(config.dataDir, `users ${command}`, io, async (fileSystem) => {
     const store = await openUserStore(config.dataDir, fileSystem);
-    if (command !== 'list' && command !== 'add' && store.find(name) === undefined) throw new Error(`no user is named ${JSON.stringify(name)}`);
+    if (command !== 'list' && command !== 'add' && store.find(name) === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(name))}`);
     switch (command) {
       case 'list':
-        for (const user of store.list()) io.stdout.write(`${user.username}\t${String(user.level)}\n`);
+        // Names are shown with bidi controls, C1 controls and line separators as \uXXXX, so none can disguise itself.
+        for (const user of store.list()) io.stdout.write(`${escapeUnsafeCharacters(user.username)}\t${String(user.level)}\n`);
         return EXIT_OK;
       case 'add': {
         if (typeof values['level'] !== 'string') throw new UsageError('users add needs --level ADMINISTRATOR or --level USER');
-        if (typeof values['client'] !== 'string') throw new UsageError(`users add needs --client with the client settings as JSON, e.g. '{"client":"rTorrent","type":"socket","version":1,"socket":"/run/rtorrent.sock"}'`);
+        if (values['client-stdin'] === true && values['password-stdin'] === true) {
+          throw new UsageError('--client-stdin already reads the password from the first line of standard input: leave out --password-stdin');
+        }
         const level = parseLevel(values['level']);
+        const input = await readClientInput(values, io.stdin);
         let clientJson: unknown;
         try {
-          clientJson = JSON.parse(values['client']);
+          clientJson = JSON.parse(input.json);
         } catch {
-          throw new UsageError('--client is not valid JSON');
+          throw new UsageError('the client settings are not valid JSON');
         }
         const client = valid(checkClientSettings, clientJson, 'client');
-        const passwordHash = await newPasswordHash();
+        const passwordHash = input.password === undefined ? await newPasswordHash() : await hashPassword(valid(passwordChecker(config.minPasswordLength), input.password, 'password'), config.scryptCost);
         await store.change((view) => addUser(view, { username: name, level, passwordHash, client, credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }));
-        io.stdout.write(`added ${name}\n`);
+        io.stdout.write(`added ${shown}\n`);
         return EXIT_OK;
       }
       case 'passwd': {
         const passwordHash = await newPasswordHash();
         await store.change((view) => changeUser(view, name, { passwordHash }, nowSeconds));
-        io.stdout.write(`changed the password of ${name}; their sessions have ended\n`);
+        io.stdout.write(`changed the password of ${shown}; their sessions have ended\n`);
         return EXIT_OK;
       }
       case 'set-level': {
         const level = parseLevel(positionals[1]);
         await store.change((view) => changeUser(view, name, { level }, nowSeconds));
-        io.stdout.write(`${name} is now ${String(level)}\n`);
+        io.stdout.write(`${shown} is now ${String(level)}\n`);
         return EXIT_OK;
       }
       default:
         await store.change((view) => removeUser(view, name));
-        io.stdout.write(`removed ${name}\n`);
+        io.stdout.write(`removed ${shown}\n`);
         return EXIT_OK;
     }
   });

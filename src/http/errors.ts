@@ -25,6 +25,7 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   NOT_ADMINISTRATOR: 403,
   PROXY_REQUIRED: 403,
   UNKNOWN_LEVEL: 403, // fail closed: the gate cannot know which level was meant
+  HOST_NOT_ALLOWED: 403, // SECURITY.md "DNS rebinding"
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   LAST_ADMINISTRATOR: 409, // INTERFACE.md: otherwise the service falls back to its initial condition

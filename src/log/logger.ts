@@ -1,3 +1,5 @@
+import { escapeUnsafeCharacters, quoteForLog } from './terminal-safe.js';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFormat = 'json' | 'pretty';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -31,14 +33,14 @@ const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30
 const FLUSH_INTERVAL_MS = 10;
 const MAX_BUFFERED_LINES = 1024;
 
-/** JSON.stringify of a string, remembering the last one: a request's method, path and address mostly repeat. */
+/** quoteForLog of a string, remembering the last one: a request's method, path and address mostly repeat. */
 function lastValueQuoter(): (value: string) => string {
   let last = '';
   let quoted = '""';
   return (value) => {
     if (value !== last) {
       last = value;
-      quoted = JSON.stringify(value);
+      quoted = quoteForLog(value);
     }
     return quoted;
   };
@@ -67,7 +69,8 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
 
   // The request log is on the hot path: the time string is made once per millisecond, and a
   // line is built from our own field names (never from input) rather than by JSON.stringify
-  // of a fresh object. Values still go through JSON.stringify, so input cannot break a line.
+  // of a fresh object. Values still go through JSON.stringify, so input cannot break a line, and
+  // quoteForLog escapes what JSON leaves raw but a terminal acts on (bidi overrides, C1 controls).
   let lastMs = NaN;
   let lastTime = '';
   const timeOf = (ms: number): string => {
@@ -81,19 +84,19 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
   const format = (level: LogLevel, msg: string, fields: LogFields | undefined): string => {
     const time = timeOf(now());
     if (options.format === 'json') {
-      let line = `{"time":"${time}","level":"${level}","msg":${JSON.stringify(msg)}`;
+      let line = `{"time":"${time}","level":"${level}","msg":${quoteForLog(msg)}`;
       if (fields !== undefined) {
         for (const key in fields) {
           const value = fields[key];
           if (value === undefined || key === 'time' || key === 'level' || key === 'msg') continue;
-          line += `,"${key}":${typeof value === 'string' ? JSON.stringify(value) : Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null'}`;
+          line += `,"${key}":${typeof value === 'string' ? quoteForLog(value) : Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null'}`;
         }
       }
       return `${line}}\n`;
     }
-    let line = `${time} ${level.toUpperCase().padEnd(5)} ${msg}`;
+    let line = `${time} ${level.toUpperCase().padEnd(5)} ${escapeUnsafeCharacters(msg)}`;
     if (fields !== undefined) {
-      for (const [key, value] of Object.entries(fields)) if (value !== undefined) line += ` ${key}=${JSON.stringify(value)}`;
+      for (const [key, value] of Object.entries(fields)) if (value !== undefined) line += ` ${key}=${typeof value === 'string' ? quoteForLog(value) : JSON.stringify(value)}`;
     }
     return `${line}\n`;
   };

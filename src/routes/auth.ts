@@ -1,4 +1,5 @@
 import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { WorkKey } from '../auth/work-limiter.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenCodec } from '../auth/jwt.js';
 import type { RevocationList } from '../auth/revocations.js';
@@ -7,6 +8,7 @@ import { newSessionKey, newTokenId } from '../auth/session-key.js';
 import type { Config } from '../config.js';
 import {
   AuthRequired,
+  HostNotAllowed,
   InvalidCredentials,
   InvalidPathParameter,
   NotAdministrator,
@@ -16,6 +18,8 @@ import {
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
+import { createFirstRegistrationHostCheck } from '../http/host-header.js';
+import { networkKeyOf } from '../http/network-key.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import { sendJson, sendRawJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
@@ -46,7 +50,7 @@ function checked<T>(check: Checker<T>, input: unknown): T {
   return result.value;
 }
 
-/** Percent-decodes a path parameter; bad escapes, "/", dot segments and control characters give 400. */
+/** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */
 function usernameFromPath(raw: string | undefined): string {
   let decoded: string;
   try {
@@ -59,6 +63,18 @@ function usernameFromPath(raw: string | undefined): string {
   return result.value;
 }
 
+/**
+ * The hash queue's key for a request (SECURITY.md "Login storms"): an administrator's work queues
+ * as that account, without the per-client caps (a script adding users in parallel is normal);
+ * anyone else's under the throttle's client key and its network.
+ */
+function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
+  // The comma keeps it apart from every address key: no X-Forwarded-For hop holds one.
+  if (caller !== undefined) return { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true };
+  const client = throttleKeyOf(address);
+  return { client, network: networkKeyOf(client) };
+}
+
 /** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
 function assertStillAdministrator(view: UserView, caller: Caller, revocations: RevocationList | undefined): void {
   const current = view.get(caller.user.username);
@@ -69,6 +85,7 @@ function assertStillAdministrator(view: UserView, caller: Caller, revocations: R
 export function authRoutes(deps: AuthRouteDeps): Route[] {
   const { config, store, session, hasher, throttle, logger } = deps;
   const registerBody = registerBodyChecker(config.minPasswordLength);
+  const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
   const unauthenticatedVerifyBody = Buffer.from(JSON.stringify({ configs }));
@@ -131,7 +148,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const user = store.find(body.username);
         let matches: boolean;
         try {
-          matches = await hasher.verify(body.password, user?.passwordHash, () => ctx.req.socket.destroyed);
+          matches = await hasher.verify(body.password, user?.passwordHash, { client: addressKey, network: networkKeyOf(addressKey) }, () => ctx.req.socket.destroyed);
         } catch (error) {
           // Busy or abandoned: the password was never judged, so it is not a failed login.
           throttle.cancelAttempt(body.username, addressKey);
@@ -156,8 +173,10 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         // Spec section 5.7: once users exist, credentials come first (401 / 403, no cookie),
         // before any of the body is read.
         const caller = store.size > 0 ? session.requireAdministrator(ctx.credentials) : undefined;
+        // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
+        if (caller === undefined && !isFirstRegistrationHost(ctx.req.headers.host)) throw new HostNotAllowed();
         const body = checked(registerBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = await hasher.hash(body.password);
+        const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, caller));
         const user = await store.change((view) => {
           if (caller !== undefined) assertStillAdministrator(view, caller, deps.revocations);
           else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
@@ -237,7 +256,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const caller = session.requireAdministrator(ctx.credentials);
         const target = usernameFromPath(ctx.param);
         const patch = checked(updateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password);
+        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password, hashKeyOf(ctx.address, caller));
         const changes: UserChanges = {
           ...(patch.username === undefined ? {} : { username: patch.username }),
           ...(patch.level === undefined ? {} : { level: patch.level }),

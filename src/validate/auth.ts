@@ -7,7 +7,22 @@ import { checkAccessLevel } from './level.js';
 export const MAX_USERNAME_LENGTH = 256;
 export const MAX_PASSWORD_LENGTH = 1024;
 
+/** Any stored username: also what a login, the offline commands and an older users file may name. */
 export const checkUsername = stringOf({ minLength: 1, maxLength: MAX_USERNAME_LENGTH });
+
+const DOT_SEGMENT_PROBLEM = 'must not be "." or "..": browsers and proxies rewrite those as dot segments, so no request could name this user in a path';
+const isDotSegment = (name: string): boolean => name === '.' || name === '..';
+
+/**
+ * A username being created or renamed to (INTERFACE.md, username row): not exactly "." or "..".
+ * Names that merely contain dots or slashes are fine; a users file written before this rule
+ * may still hold "." or "..", which is why stored names are checked by checkUsername alone.
+ */
+export const checkNewUsername: Checker<string> = (input, path) => {
+  const result = checkUsername(input, path);
+  if (result.ok && isDotSegment(result.value)) return fail(path, DOT_SEGMENT_PROBLEM);
+  return result;
+};
 
 export function passwordChecker(minLength: number): Checker<string> {
   return stringOf({ minLength: Math.max(1, minLength), maxLength: MAX_PASSWORD_LENGTH, allowControlCharacters: true });
@@ -20,7 +35,7 @@ export type AuthenticateBody = CheckedType<typeof checkAuthenticateBody>;
 /** The fields a register body must have and an update body may have. */
 function userFields(minPasswordLength: number) {
   return {
-    username: checkUsername,
+    username: checkNewUsername,
     password: passwordChecker(minPasswordLength),
     client: checkClientSettings,
     level: checkAccessLevel,
@@ -38,14 +53,13 @@ export function updateBodyChecker(minPasswordLength: number) {
 export type UpdateBody = CheckedType<ReturnType<typeof updateBodyChecker>>;
 
 /**
- * A username taken from a path segment, after percent-decoding. A decoded "/" or a dot
- * segment is refused so that no path spelling can address anything but one plain name.
+ * A username taken from a path segment, after percent-decoding it once. A decoded "/" is part of
+ * the name (INTERFACE.md: every name that can be registered can be managed); "." and ".." are
+ * refused, since a client would have resolved them as dot segments (and WHATWG URL treats
+ * %2E%2E as one too).
  */
 export const checkPathUsername: Checker<string> = (input, path) => {
   const result = checkUsername(input, path);
-  if (!result.ok) return result;
-  if (result.value.includes('/') || result.value === '.' || result.value === '..') {
-    return fail(path, 'must not contain "/" or be a dot segment');
-  }
+  if (result.ok && isDotSegment(result.value)) return fail(path, DOT_SEGMENT_PROBLEM);
   return result;
 };

@@ -33,8 +33,11 @@ describe('concurrent requests', () => {
       usernames.forEach((username, index) => {
         assert.deepEqual(list.filter((entry) => entry.username === username), [{ username, level: index % 2 === 0 ? 5 : 'USER' }]);
       });
-      const logins = await Promise.all(usernames.map((username) => login(server, username, `${username}-pw`)));
-      for (const res of logins) assert.equal(res.status, 200, res.text);
+      // One after another: one address may have at most 4 logins waiting for a hash (SECURITY.md "Login storms").
+      for (const username of usernames) {
+        const res = await login(server, username, `${username}-pw`);
+        assert.equal(res.status, 200, res.text);
+      }
     }));
 
   for (const round of [1, 2, 3]) {

@@ -148,28 +148,7 @@ describe('DELETE /api/auth/users/{username}', () => {
     assert.deepEqual(res.json, { username: user.username });
   });
 
-  // INTERFACE.md allows "/" in a username (1-256 characters, no control characters), so a
-  // user that registration accepted must be reachable through its percent-encoded name.
-  // Issue 3: a decoded "/" or a dot segment in the path is refused (400), so that no path
-  // spelling can reach anything but one plain name. Such users exist (INTERFACE.md allows the
-  // names) and are managed with the offline command line; SECURITY.md lists this.
-  it('refuses a username containing "/" sent as %2F with 400 and leaves that user in place', async () => {
-    const user = await createUser(server, root.token, { username: `${uniqueName('slash')}/x` });
-    const res = await server.request({ method: 'DELETE', path: `/api/auth/users/${encodeURIComponent(user.username)}`, token: root.token });
-    assertError(res, 400, 'INVALID_PATH_PARAMETER');
-    assert.equal((await login(server, user.username, user.password)).status, 200);
-  });
-
-  it('refuses the usernames "." and ".." sent percent-encoded with 400 and leaves those users in place', () =>
-    withServer(async (own) => {
-      const admin = await createUser(own, undefined, { level: 10 });
-      for (const username of ['.', '..']) {
-        const user = await createUser(own, admin.token, { username });
-        const res = await own.request({ method: 'DELETE', path: `/api/auth/users/${username.replaceAll('.', '%2E')}`, token: admin.token });
-        assertError(res, 400, 'INVALID_PATH_PARAMETER');
-        assert.equal((await login(own, username, user.password)).status, 200, username);
-      }
-    }));
+  // Names with "/" or dots, and "." / ".." refused: test/api/username-paths.test.ts (issue 12, item 5).
 });
 
 describe('DELETE /api/auth/users/{username} and the last administrator', () => {

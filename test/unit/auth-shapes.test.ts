@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   checkAuthenticateBody,
+  checkNewUsername,
   checkPathUsername,
   checkUsername,
   MAX_PASSWORD_LENGTH,
@@ -246,10 +247,34 @@ describe('updateBodyChecker', () => {
 });
 
 describe('checkPathUsername', () => {
-  for (const name of ['alice', 'a.b', '...', '.hidden', 'a%2Fb', 'a\\b', EMOJI]) {
+  for (const name of ['alice', 'a.b', '...', '.hidden', 'a%2Fb', 'a\\b', EMOJI, '/', 'a/b', '/alice', 'alice/', '../x', './x', 'x/..']) {
     it(`accepts ${JSON.stringify(name)}`, () => assert.equal(value(checkPathUsername(name, 'username')), name));
   }
-  for (const name of ['/', 'a/b', '/alice', 'alice/', '.', '..', '', 'a\u0000', 'x'.repeat(257)]) {
+  for (const name of ['.', '..', '', 'a\u0000', 'x'.repeat(257)]) {
     it(`refuses ${JSON.stringify(name)}`, () => assert.deepEqual(paths(checkPathUsername(name, 'username')), ['username']));
   }
+});
+
+describe('checkNewUsername (issue 12, item 5)', () => {
+  for (const name of ['alice', 'a/b', '../x', '...', '.hidden', '/', 'a.', '. ']) {
+    it(`accepts ${JSON.stringify(name)}`, () => assert.equal(value(checkNewUsername(name, 'username')), name));
+  }
+  for (const name of ['.', '..']) {
+    it(`refuses ${JSON.stringify(name)} and says it is a dot segment`, () => {
+      const result = checkNewUsername(name, 'username');
+      assert.deepEqual(paths(result), ['username']);
+      assert.match(result.ok ? '' : (result.problems[0]?.message ?? ''), /dot segment/);
+    });
+  }
+
+  it('leaves checkUsername (stored users, logins, offline names) accepting "." and ".."', () => {
+    assert.equal(value(checkUsername('.', 'username')), '.');
+    assert.equal(value(checkUsername('..', 'username')), '..');
+  });
+
+  it('is the rule for the username of register and update bodies', () => {
+    const body = { username: '..', password: 'pw', client: { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' }, level: 5 };
+    assert.deepEqual(paths(registerBodyChecker(1)(body, '')), ['username']);
+    assert.deepEqual(paths(updateBodyChecker(1)({ username: '.' }, '')), ['username']);
+  });
 });

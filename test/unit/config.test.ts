@@ -253,3 +253,21 @@ describe('the gate settings', () => {
     });
   }
 });
+
+describe('fair hash queue settings (issue 12, item 7)', () => {
+  it('default to 4 per client and 16 per network', () => {
+    const config = configFrom();
+    assert.equal(config.hashQueuePerClient, 4);
+    assert.equal(config.hashQueuePerNetwork, 16);
+  });
+
+  it('take --hash-queue-per-client and --hash-queue-per-network up to 1,000,000 (the benchmark lifts them)', () => {
+    const config = configFrom({ GATEHOUSE_HASH_QUEUE_PER_CLIENT: '1000000', GATEHOUSE_HASH_QUEUE_PER_NETWORK: '32' });
+    assert.equal(config.hashQueuePerClient, 1_000_000);
+    assert.equal(config.hashQueuePerNetwork, 32);
+  });
+
+  for (const [name, value] of [['GATEHOUSE_HASH_QUEUE_PER_CLIENT', '0'], ['GATEHOUSE_HASH_QUEUE_PER_NETWORK', '-1'], ['GATEHOUSE_HASH_QUEUE_PER_CLIENT', '1000001'], ['GATEHOUSE_HASH_QUEUE_PER_NETWORK', 'many']] as const) {
+    it(`refuses ${name}=${value}`, () => assert.throws(() => configFrom({ [name]: value }), SettingInvalid));
+  }
+});

@@ -199,36 +199,37 @@ describe('checkScryptCost', () => {
 });
 
 describe('createPasswordHasher', () => {
+  const KEY = { client: '192.0.2.1', network: '192.0.2.0/24' };
   const makeHasher = () => createPasswordHasher({ cost: CHEAP, maxConcurrent: 2, maxQueued: 10 });
 
   it('hashes with its configured cost and verifies the result', async () => {
     const hasher = makeHasher();
-    const stored = await hasher.hash('secret');
+    const stored = await hasher.hash('secret', KEY);
     assert.ok(stored.startsWith('$scrypt$ln=10,r=8,p=1$'));
-    assert.equal(await hasher.verify('secret', stored), true);
-    assert.equal(await hasher.verify('Secret', stored), false);
+    assert.equal(await hasher.verify('secret', stored, KEY), true);
+    assert.equal(await hasher.verify('Secret', stored, KEY), false);
   });
 
   it('counts one run per hash and per verify', async () => {
     const hasher = makeHasher();
     assert.equal(hasher.runs, 0);
-    const stored = await hasher.hash('secret');
+    const stored = await hasher.hash('secret', KEY);
     assert.equal(hasher.runs, 1);
-    await hasher.verify('secret', stored);
+    await hasher.verify('secret', stored, KEY);
     assert.equal(hasher.runs, 2);
   });
 
   it('returns false for an unknown user (no stored hash) and still runs scrypt once', async () => {
     const hasher = makeHasher();
-    assert.equal(await hasher.verify('anything', undefined), false);
+    assert.equal(await hasher.verify('anything', undefined, KEY), false);
     assert.equal(hasher.runs, 1);
-    assert.equal(await hasher.verify('anything', undefined), false);
+    assert.equal(await hasher.verify('anything', undefined, KEY), false);
     assert.equal(hasher.runs, 2);
   });
 
   it('returns false for an unknown user even with the empty password', async () => {
     const hasher = makeHasher();
-    assert.equal(await hasher.verify('', undefined), false);
+    assert.equal(await hasher.verify('', undefined, KEY), false);
     assert.equal(hasher.runs, 1);
   });
 
@@ -236,7 +237,7 @@ describe('createPasswordHasher', () => {
     const hasher = makeHasher();
     await hasher.warmUp();
     const before = hasher.runs;
-    assert.equal(await hasher.verify('x', undefined), false);
+    assert.equal(await hasher.verify('x', undefined, KEY), false);
     assert.equal(hasher.runs, before + 1);
   });
 });

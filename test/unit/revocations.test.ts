@@ -18,7 +18,7 @@ async function dataDirWith(content: string | undefined): Promise<string> {
   return dir;
 }
 
-const open = (dir: string) => openRevocationList(realFileSystem, dir, 100, 3600);
+const open = (dir: string) => openRevocationList(realFileSystem, dir, 100);
 
 describe('openRevocationList with a hand-edited file', () => {
   // Start-up must say what is wrong with which file, not fail on a property of null.

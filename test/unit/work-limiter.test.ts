@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createWorkLimiter } from '../../src/auth/work-limiter.js';
+import { createWorkLimiter, type WorkKey } from '../../src/auth/work-limiter.js';
 import { ServerBusy } from '../../src/errors.js';
 
 interface Deferred<T> {
@@ -22,15 +22,19 @@ function deferred<T>(): Deferred<T> {
 /** Lets every queued promise continuation run (no time passes: setImmediate runs after the microtask queue drains). */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+// One client with no per-client or per-network cap: the limiter is a plain FIFO for it.
+const ONE: WorkKey = { client: 'one', network: 'one' };
+const NO_CLIENT_CAPS = { maxQueuedPerClient: Infinity, maxQueuedPerNetwork: Infinity };
+
 describe('createWorkLimiter', () => {
   it('never runs more than maxConcurrent tasks at once', async () => {
-    const limiter = createWorkLimiter(2, 10);
+    const limiter = createWorkLimiter(2, 10, NO_CLIENT_CAPS);
     const gates = Array.from({ length: 6 }, () => deferred<void>());
     let running = 0;
     let highest = 0;
     const started: number[] = [];
     const results = gates.map((gate, index) =>
-      limiter.run(async () => {
+      limiter.run(ONE, async () => {
         running++;
         highest = Math.max(highest, running);
         started.push(index);
@@ -56,11 +60,11 @@ describe('createWorkLimiter', () => {
   });
 
   it('starts queued tasks in the order they were submitted', async () => {
-    const limiter = createWorkLimiter(1, 10);
+    const limiter = createWorkLimiter(1, 10, NO_CLIENT_CAPS);
     const gates = Array.from({ length: 5 }, () => deferred<void>());
     const started: number[] = [];
     const results = gates.map((gate, index) =>
-      limiter.run(async () => {
+      limiter.run(ONE, async () => {
         started.push(index);
         await gate.promise;
       }),
@@ -83,18 +87,18 @@ describe('createWorkLimiter', () => {
   });
 
   it('refuses with ServerBusy at once when the queue is full, and runs the rest', async () => {
-    const limiter = createWorkLimiter(1, 2);
+    const limiter = createWorkLimiter(1, 2, NO_CLIENT_CAPS);
     const gate = deferred<void>();
     let ran = 0;
     const task = async (): Promise<void> => {
       ran++;
       await gate.promise;
     };
-    const accepted = [limiter.run(task), limiter.run(task), limiter.run(task)];
+    const accepted = [limiter.run(ONE, task), limiter.run(ONE, task), limiter.run(ONE, task)];
     await settle();
     assert.equal(limiter.active, 1);
     assert.equal(limiter.queued, 2);
-    await assert.rejects(limiter.run(task), (error: unknown) => {
+    await assert.rejects(limiter.run(ONE, task), (error: unknown) => {
       assert.ok(error instanceof ServerBusy);
       assert.equal(error.code, 'SERVER_BUSY');
       return true;
@@ -106,30 +110,30 @@ describe('createWorkLimiter', () => {
   });
 
   it('refuses every task beyond maxConcurrent when maxQueued is 0', async () => {
-    const limiter = createWorkLimiter(2, 0);
+    const limiter = createWorkLimiter(2, 0, NO_CLIENT_CAPS);
     const gate = deferred<void>();
-    const running = [limiter.run(() => gate.promise), limiter.run(() => gate.promise)];
-    await assert.rejects(limiter.run(() => gate.promise), ServerBusy);
+    const running = [limiter.run(ONE, () => gate.promise), limiter.run(ONE, () => gate.promise)];
+    await assert.rejects(limiter.run(ONE, () => gate.promise), ServerBusy);
     gate.resolve();
     await Promise.all(running);
-    await limiter.run(async () => undefined);
+    await limiter.run(ONE, async () => undefined);
   });
 
   it('accepts work again once the queue has drained', async () => {
-    const limiter = createWorkLimiter(1, 1);
+    const limiter = createWorkLimiter(1, 1, NO_CLIENT_CAPS);
     const gate = deferred<void>();
-    const first = [limiter.run(() => gate.promise), limiter.run(() => gate.promise)];
-    await assert.rejects(limiter.run(() => gate.promise), ServerBusy);
+    const first = [limiter.run(ONE, () => gate.promise), limiter.run(ONE, () => gate.promise)];
+    await assert.rejects(limiter.run(ONE, () => gate.promise), ServerBusy);
     gate.resolve();
     await Promise.all(first);
-    assert.equal(await limiter.run(async () => 'again'), 'again');
+    assert.equal(await limiter.run(ONE, async () => 'again'), 'again');
   });
 
   it('frees the slot of a task that rejects, and passes the rejection on', async () => {
-    const limiter = createWorkLimiter(1, 5);
+    const limiter = createWorkLimiter(1, 5, NO_CLIENT_CAPS);
     const failing = deferred<void>();
-    const first = limiter.run(() => failing.promise);
-    const second = limiter.run(async () => 'second ran');
+    const first = limiter.run(ONE, () => failing.promise);
+    const second = limiter.run(ONE, async () => 'second ran');
     failing.reject(new RangeError('boom'));
     await assert.rejects(first, RangeError);
     assert.equal(await second, 'second ran');
@@ -137,21 +141,21 @@ describe('createWorkLimiter', () => {
   });
 
   it('frees the slot of a task that throws synchronously', async () => {
-    const limiter = createWorkLimiter(1, 5);
+    const limiter = createWorkLimiter(1, 5, NO_CLIENT_CAPS);
     await assert.rejects(
-      limiter.run((): Promise<void> => {
+      limiter.run(ONE, (): Promise<void> => {
         throw new RangeError('sync');
       }),
       RangeError,
     );
     assert.equal(limiter.active, 0);
-    assert.equal(await limiter.run(async () => 7), 7);
+    assert.equal(await limiter.run(ONE, async () => 7), 7);
   });
 
   it('keeps the count right after many failures (no slot leaks)', async () => {
-    const limiter = createWorkLimiter(2, 100);
+    const limiter = createWorkLimiter(2, 100, NO_CLIENT_CAPS);
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, i) => limiter.run(async () => (i % 2 === 0 ? Promise.reject(new Error('x')) : i))),
+      Array.from({ length: 50 }, (_, i) => limiter.run(ONE, async () => (i % 2 === 0 ? Promise.reject(new Error('x')) : i))),
     );
     assert.equal(outcomes.filter((o) => o.status === 'rejected').length, 25);
     assert.equal(limiter.active, 0);
@@ -170,4 +174,156 @@ describe('createWorkLimiter', () => {
       assert.throws(() => createWorkLimiter(maxConcurrent, maxQueued), TypeError);
     });
   }
+});
+
+describe('createWorkLimiter fairness (issue 12, item 7)', () => {
+  const keyOf = (client: string, network = `${client}-net`): WorkKey => ({ client, network });
+
+  /** Queues tasks named by their key behind one running task; returns the start order once all ran. */
+  async function startOrder(limiter: ReturnType<typeof createWorkLimiter>, submissions: readonly WorkKey[]): Promise<{ order: string[]; refused: string[] }> {
+    const blocker = deferred<void>();
+    const order: string[] = [];
+    const refused: string[] = [];
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const all = submissions.map((key, index) =>
+      limiter
+        .run(key, async () => {
+          order.push(`${key.client}#${index}`);
+        })
+        .catch((error: unknown) => {
+          assert.ok(error instanceof ServerBusy);
+          refused.push(`${key.client}#${index}`);
+        }),
+    );
+    await settle();
+    blocker.resolve();
+    await running;
+    await Promise.all(all);
+    return { order, refused };
+  }
+
+  /** Runs one task for each client right away, so they count as served lately. */
+  const serveOnce = async (limiter: ReturnType<typeof createWorkLimiter>, clients: readonly WorkKey[]): Promise<void> => {
+    for (const key of clients) await limiter.run(key, async () => undefined);
+  };
+
+  it('starts the tasks of clients served lately round-robin, each client in its own order', async () => {
+    const limiter = createWorkLimiter(1, 100, { maxQueuedPerClient: 10, maxQueuedPerNetwork: 100 });
+    const [a, b, c] = [keyOf('a'), keyOf('b'), keyOf('c')] as const;
+    await serveOnce(limiter, [a, b, c]);
+    const { order, refused } = await startOrder(limiter, [a, a, a, a, b, b, c]);
+    assert.deepEqual(refused, []);
+    assert.deepEqual(order, ['a#0', 'b#4', 'c#6', 'a#1', 'b#5', 'a#2', 'a#3']);
+  });
+
+  it('gives a client not served lately every other turn, ahead of a busy client', async () => {
+    const limiter = createWorkLimiter(1, 100, { maxQueuedPerClient: 10, maxQueuedPerNetwork: 100 });
+    const [busy, newcomer, other] = [keyOf('busy'), keyOf('new'), keyOf('other')] as const;
+    await serveOnce(limiter, [busy]);
+    const { order } = await startOrder(limiter, [busy, busy, busy, busy, newcomer, other]);
+    assert.deepEqual(order, ['new#4', 'busy#0', 'other#5', 'busy#1', 'busy#2', 'busy#3']);
+  });
+
+  it('refuses a client beyond its own cap at once, and only that client', async () => {
+    const limiter = createWorkLimiter(1, 100, { maxQueuedPerClient: 2, maxQueuedPerNetwork: 100 });
+    const [a, b] = [keyOf('a'), keyOf('b')] as const;
+    await serveOnce(limiter, [a, b]);
+    const { order, refused } = await startOrder(limiter, [a, a, a, a, b, b]);
+    assert.deepEqual(refused, ['a#2', 'a#3']);
+    assert.deepEqual(order, ['a#0', 'b#4', 'a#1', 'b#5']);
+  });
+
+  it('caps the tasks waiting from one network, whatever the number of clients in it', async () => {
+    const limiter = createWorkLimiter(1, 100, { maxQueuedPerClient: 2, maxQueuedPerNetwork: 3 });
+    const [first, second, third] = ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((client) => keyOf(client, '10.0.0.0/24')) as [WorkKey, WorkKey, WorkKey];
+    const other = keyOf('10.0.1.1', '10.0.1.0/24');
+    const { order, refused } = await startOrder(limiter, [first, first, second, second, third, other]);
+    // The fourth and fifth from 10.0.0.0/24 are refused; another /24 is not affected.
+    assert.deepEqual(refused, ['10.0.0.2#3', '10.0.0.3#4']);
+    assert.deepEqual([...order].sort(), ['10.0.0.1#0', '10.0.0.1#1', '10.0.0.2#2', '10.0.1.1#5']);
+  });
+
+  it('lets a newcomer into a full queue by refusing the busiest client its newest place', async () => {
+    const limiter = createWorkLimiter(1, 4, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 100 });
+    const [a, newcomer] = [keyOf('a'), keyOf('new')] as const;
+    await serveOnce(limiter, [a]);
+    const { order, refused } = await startOrder(limiter, [a, a, a, a, newcomer]);
+    assert.deepEqual(refused, ['a#3']);
+    assert.deepEqual(order, ['new#4', 'a#0', 'a#1', 'a#2']);
+  });
+
+  it('refuses a newcomer to a full queue when no client has two more waiting than it', async () => {
+    const limiter = createWorkLimiter(1, 3, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 100 });
+    const { order, refused } = await startOrder(limiter, [keyOf('a'), keyOf('b'), keyOf('c'), keyOf('d')]);
+    assert.deepEqual(refused, ['d#3']);
+    assert.deepEqual(order, ['a#0', 'b#1', 'c#2']);
+  });
+
+  /** 64 clients in 64 networks, each trying to queue 8 behind a running task (the defaults keep 4 of each), then one more client. */
+  async function stormThenNewcomer(limiter: ReturnType<typeof createWorkLimiter>): Promise<number> {
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const started: string[] = [];
+    const storm: Array<Promise<unknown>> = [];
+    for (let round = 0; round < 8; round++) {
+      for (let n = 0; n < 64; n++) {
+        const key = keyOf(`10.${n}.0.7`, `10.${n}.0.0/24`);
+        storm.push(limiter.run(key, async () => started.push(key.client)).catch(() => undefined));
+      }
+    }
+    assert.equal(limiter.queued, 256);
+    const legitimate = limiter.run(keyOf('192.0.2.1', '192.0.2.0/24'), async () => started.push('legitimate'));
+    await settle();
+    blocker.resolve();
+    await running;
+    await legitimate;
+    await Promise.all(storm);
+    return started.indexOf('legitimate') + 1;
+  }
+
+  it('serves a 65th client within 2 slots when 64 clients served lately keep the queue full', async () => {
+    const limiter = createWorkLimiter(1, 256);
+    await serveOnce(limiter, Array.from({ length: 64 }, (_, n) => keyOf(`10.${n}.0.7`, `10.${n}.0.0/24`)));
+    const slot = await stormThenNewcomer(limiter);
+    assert.ok(slot >= 1 && slot <= 2, `the newcomer started in slot ${slot}`);
+  });
+
+  it('serves a 65th client within 2 slots when 64 new clients start a storm just before it', async () => {
+    // Each storming client queues several tasks, so none of them keeps a newcomer's turn.
+    const slot = await stormThenNewcomer(createWorkLimiter(1, 256));
+    assert.ok(slot >= 1 && slot <= 2, `the newcomer started in slot ${slot}`);
+  });
+
+  it('serves clients that each queue one task in turn, newcomers first every other turn', async () => {
+    const limiter = createWorkLimiter(1, 100, { maxQueuedPerClient: 10, maxQueuedPerNetwork: 100 });
+    const [a, b, c, d] = [keyOf('a'), keyOf('b'), keyOf('c'), keyOf('d')] as const;
+    await serveOnce(limiter, [a, b]);
+    // a and b were served lately; c and d are new with one task each; a queues a second.
+    const { order } = await startOrder(limiter, [a, b, c, d, a]);
+    assert.deepEqual(order, ['c#2', 'a#0', 'd#3', 'b#1', 'a#4']);
+  });
+
+  it('throws a TypeError for a per-client or per-network cap below 1', () => {
+    assert.throws(() => createWorkLimiter(1, 1, { maxQueuedPerClient: 0, maxQueuedPerNetwork: 1 }), TypeError);
+    assert.throws(() => createWorkLimiter(1, 1, { maxQueuedPerClient: 1, maxQueuedPerNetwork: 0.5 }), TypeError);
+  });
+});
+
+describe('createWorkLimiter and uncapped work', () => {
+  it('holds work marked isUncapped to the total cap only, still taking turns', async () => {
+    const limiter = createWorkLimiter(1, 10, { maxQueuedPerClient: 2, maxQueuedPerNetwork: 2 });
+    const blocker = deferred<void>();
+    const running = limiter.run({ client: 'x', network: 'x' }, () => blocker.promise);
+    const admin = { client: ',account:root', network: ',account:root', isUncapped: true };
+    const order: string[] = [];
+    const tasks = Array.from({ length: 6 }, (_, i) => limiter.run(admin, async () => order.push(`admin#${i}`)));
+    const other = limiter.run({ client: 'y', network: 'y' }, async () => order.push('other'));
+    assert.equal(limiter.queued, 7);
+    await settle();
+    blocker.resolve();
+    await running;
+    await Promise.all([...tasks, other]);
+    assert.equal(order.length, 7);
+    assert.ok(order.indexOf('other') <= 1, `the other client waited behind the administrator: ${order.join(', ')}`);
+  });
 });

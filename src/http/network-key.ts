@@ -1,0 +1,14 @@
+import { isIP } from 'node:net';
+
+const IPV6_SLASH_64 = /^([0-9a-f]{1,4}):([0-9a-f]{1,4}):([0-9a-f]{1,4}):[0-9a-f]{1,4}::\/64$/;
+
+/**
+ * The network a client key (throttleKeyOf) belongs to, for limits one network shares: an IPv4
+ * address's /24, an IPv6 /64's /48 (a home or small site is commonly given a /48 or /56). Any
+ * other key (raw text of a hop that is no address) is a network of its own.
+ */
+export function networkKeyOf(clientKey: string): string {
+  if (isIP(clientKey) === 4) return `${clientKey.slice(0, clientKey.lastIndexOf('.'))}.0/24`;
+  const match = IPV6_SLASH_64.exec(clientKey);
+  return match === null ? clientKey : `${match[1]}:${match[2]}:${match[3]}::/48`;
+}

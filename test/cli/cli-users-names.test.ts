@@ -1,0 +1,84 @@
+// Issue 12: `gatehouse users` with names the API cannot create (item 5) and names that would
+// fool a terminal (item 13). Runs the built CLI on stopped data directories.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { hashPassword } from '../../src/auth/password.js';
+import { newSessionKey } from '../../src/auth/session-key.js';
+import { assertBuilt, CLIENT_JSON, CLIENT_SETTINGS, removeTempDirs, runCli, tempDir, type RunResult } from '../helpers/process.js';
+
+const CHEAP = { N: 1024, r: 8, p: 1 } as const;
+
+/** Writes a users file as an older version could have, with these usernames (levels: first 10, others 5). */
+async function writeUsersFile(dataDir: string, usernames: readonly string[]): Promise<void> {
+  const passwordHash = await hashPassword('old-password', CHEAP);
+  const users = usernames.map((username, index) => ({ username, level: index === 0 ? 10 : 5, passwordHash, client: CLIENT_SETTINGS, credentialsChangedAt: 1_700_000_000, sessionKey: newSessionKey() }));
+  writeFileSync(join(dataDir, 'users.json'), JSON.stringify({ format: 1, users }), { mode: 0o600 });
+}
+
+function assertOk(result: RunResult, what: string): void {
+  assert.equal(result.code, 0, `${what} should exit 0\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+}
+
+describe('gatehouse users and the names "." and ".." (issue 12, item 5)', () => {
+  let dataDir = '';
+  const users = (args: string[], stdin?: string): Promise<RunResult> => runCli(['users', ...args, '--data-dir', dataDir, '--scrypt', '1024,8,1'], stdin === undefined ? {} : { stdin });
+
+  before(async () => {
+    assertBuilt();
+    dataDir = await tempDir();
+    await writeUsersFile(dataDir, ['admin', '.', '..']);
+  });
+  after(() => removeTempDirs());
+
+  it('lists the users of an older file that holds "." and ".."', async () => {
+    const result = await users(['list']);
+    assertOk(result, 'users list');
+    assert.deepEqual(result.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t')[0]).sort(), ['.', '..', 'admin']);
+  });
+
+  it('removes "..", and then "."', async () => {
+    assertOk(await users(['remove', '..']), 'users remove ..');
+    assertOk(await users(['remove', '.']), 'users remove .');
+    const listed = await users(['list']);
+    assert.deepEqual(listed.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t')[0]), ['admin']);
+  });
+
+  it('refuses to add ".." with a usage error that says why', async () => {
+    const result = await users(['add', '..', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin'], 'a-password\n');
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /dot segment/);
+  });
+});
+
+describe('gatehouse users list and names that would fool a terminal (issue 12, item 13)', () => {
+  const SAMPLES: ReadonlyArray<[string, string, string]> = [
+    ['a C1 control (CSI)', 'c1\u009b31m', 'c1\\u009b31m'],
+    ['a right-to-left override', 'admin\u202egnp.exe', 'admin\\u202egnp.exe'],
+    ['an isolate and a mark', 'x\u2067y\u200fz\u061c', 'x\\u2067y\\u200fz\\u061c'],
+    ['line and paragraph separators', 'line\u2028para\u2029end', 'line\\u2028para\\u2029end'],
+  ];
+  let dataDir = '';
+
+  before(async () => {
+    assertBuilt();
+    dataDir = await tempDir();
+    await writeUsersFile(dataDir, ['admin', ...SAMPLES.map(([, name]) => name)]);
+  });
+  after(() => removeTempDirs());
+
+  it('prints each such character as \\uXXXX and the rest as it is', async () => {
+    const result = await runCli(['users', 'list', '--data-dir', dataDir]);
+    assertOk(result, 'users list');
+    assert.ok(!/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/.test(result.stdout), JSON.stringify(result.stdout));
+    const names = result.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t')[0]);
+    assert.deepEqual(names, ['admin', ...SAMPLES.map(([, , shown]) => shown)]);
+  });
+
+  it('escapes the name in what remove prints', async () => {
+    const result = await runCli(['users', 'remove', 'admin\u202egnp.exe', '--data-dir', dataDir]);
+    assertOk(result, 'users remove');
+    assert.equal(result.stdout, 'removed admin\\u202egnp.exe\n');
+  });
+});

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createLogger, type LogFormat } from '../../src/log/logger.js';
+import { escapeUnsafeCharacters } from '../../src/log/terminal-safe.js';
+
+// Issue 12, item 13: characters a terminal acts on but JSON.stringify leaves raw are written as
+// \uXXXX in every log line and field, in both formats, so a username cannot disguise itself
+// (or a path carry an escape sequence) on an operator's screen.
+
+const RANGES: ReadonlyArray<[string, readonly number[]]> = [
+  ['DEL', [0x7f]],
+  ['C1 controls', [0x80, 0x85, 0x9b, 0x9f]],
+  ['the Arabic letter mark', [0x61c]],
+  ['LRM and RLM', [0x200e, 0x200f]],
+  ['embeddings and overrides', [0x202a, 0x202b, 0x202c, 0x202d, 0x202e]],
+  ['isolates', [0x2066, 0x2067, 0x2068, 0x2069]],
+  ['line and paragraph separators', [0x2028, 0x2029]],
+];
+const escaped = (code: number): string => `\\u${code.toString(16).padStart(4, '0')}`;
+/** True when `text` holds none of the characters above raw. */
+const isClean = (text: string): boolean => !/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/.test(text);
+
+function logWith(format: LogFormat, write: (logger: ReturnType<typeof createLogger>) => void): string {
+  let text = '';
+  const sink = { write: (chunk: string) => void (text += chunk) };
+  const logger = createLogger({ level: 'debug', format, stdout: sink, stderr: sink, now: () => 0 });
+  write(logger);
+  logger.flush();
+  return text;
+}
+
+describe('escapeUnsafeCharacters', () => {
+  for (const [name, codes] of RANGES) {
+    it(`escapes ${name}`, () => {
+      for (const code of codes) assert.equal(escapeUnsafeCharacters(`a${String.fromCharCode(code)}b`), `a${escaped(code)}b`);
+    });
+  }
+
+  it('leaves other text, including neighbours of the ranges, as it is (the same string)', () => {
+    const text = 'alice \u007e\u00a0\u00e9\u061b\u061d\u200d\u2010\u2027\u202f\u2065\u206a 🙂';
+    assert.equal(escapeUnsafeCharacters(text), text);
+  });
+});
+
+for (const format of ['json', 'pretty'] as const) {
+  describe(`log lines in the ${format} format`, () => {
+    for (const [name, codes] of RANGES) {
+      const sample = `user${codes.map((code) => String.fromCharCode(code)).join('')}name`;
+
+      it(`escape ${name} in a field value`, () => {
+        const text = logWith(format, (logger) => logger.warn('login failed', { event: 'login_failed', address: '192.0.2.1', username: sample }));
+        assert.ok(isClean(text), JSON.stringify(text));
+        for (const code of codes) assert.ok(text.includes(escaped(code)), `${escaped(code)} missing from ${text}`);
+        if (format === 'json') assert.equal(JSON.parse(text)['username'], sample, 'the JSON still reads back as the same string');
+      });
+
+      it(`escape ${name} in the request line's path, method and address`, () => {
+        const text = logWith(format, (logger) => logger.request(`GET${sample}`, `/api/auth/users/${sample}`, 404, 0.1, sample));
+        assert.ok(isClean(text), JSON.stringify(text));
+        if (format === 'json') {
+          const line = JSON.parse(text) as Record<string, unknown>;
+          assert.equal(line['path'], `/api/auth/users/${sample}`);
+          assert.equal(line['address'], sample);
+        }
+      });
+
+      it(`escape ${name} in the message and in an error's cause`, () => {
+        const text = logWith(format, (logger) => {
+          logger.info(`message ${sample}`);
+          logger.error('request failed', new Error(`cause ${sample}`), { path: sample });
+        });
+        assert.ok(isClean(text), JSON.stringify(text));
+      });
+    }
+  });
+}
