@@ -84,6 +84,8 @@ const HELP = `Usage: node scripts/bench.mjs [options]      (npm run bench builds
                         the measured window only, in µs per request, with the difference by group
   --profile-dir DIR     where --profile writes the .cpuprofile (default /tmp/prof)
   --profile-log-level L log level for --profile (default info)
+  --profile-request R   what --profile loads the service with: verify (default), verify-token,
+                        forward, forward-token, 401, 403 or 404 (the rows of the same names)
   --help
 `;
 
@@ -103,6 +105,7 @@ const { values: opts } = parseArgs({
     profile: { type: 'boolean', default: false },
     'profile-dir': { type: 'string', default: '/tmp/prof' },
     'profile-log-level': { type: 'string', default: 'info' },
+    'profile-request': { type: 'string', default: 'verify' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -1081,10 +1084,22 @@ async function profileRun() {
   const service = await startService('profile', dir, { secret, logLevel: opts['profile-log-level'], nodeArgs: profileArgs });
   const bare = await startBare(profileArgs);
   const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  const userCookie = { Cookie: `jwt=${await login(service, 'u1', PASSWORD)}` };
+  const requests = {
+    verify: { name: 'verify, valid cookie', path: '/api/auth/verify', headers: service.cookie },
+    'verify-token': { name: 'verify, ?token=', path: `/api/auth/verify?token=${service.token}`, headers: {} },
+    forward: { name: 'forward, valid cookie', path: '/api/auth/forward', headers: service.cookie },
+    'forward-token': { name: 'forward, ?token= in X-Original-URI', path: '/api/auth/forward', headers: { 'X-Original-URI': `/flood/api/download?token=${service.token}` } },
+    401: { name: '401: GET /users, no credentials', path: '/api/auth/users', headers: {} },
+    403: { name: '403: GET /users as a USER', path: '/api/auth/users', headers: userCookie },
+    404: { name: '404: unknown path', path: '/api/auth/no-such-path', headers: service.cookie },
+  };
+  const chosen = requests[opts['profile-request']];
+  if (chosen === undefined) throw new Error(`--profile-request must be one of ${Object.keys(requests).join(', ')}`);
   // The bare server gets the very request verify gets (the session cookie included).
   const targets = [
     { name: 'bare node:http', server: bare, spec: { url: `${bare.url}/`, headers: service.cookie } },
-    { name: 'verify, valid cookie', server: service, spec: { url: `${service.url}/api/auth/verify`, headers: service.cookie } },
+    { name: chosen.name, server: service, spec: { url: `${service.url}${chosen.path}`, headers: chosen.headers } },
   ];
   for (const t of targets) await segment({ conns: 16, ...t.spec }, { seconds: Math.max(1, settings.warmupS), warmupS: 0 });
   // Windows: the profile keeps only samples taken while wrk measured (V8's profile clock and
@@ -1133,7 +1148,7 @@ async function profileRun() {
   });
   const names = [...new Set([...grouped[0].keys(), ...grouped[1].keys()])].sort((a, b) => (grouped[1].get(b) ?? 0) - (grouped[0].get(b) ?? 0) - ((grouped[1].get(a) ?? 0) - (grouped[0].get(a) ?? 0)));
   process.stdout.write('\nmain-thread profile, µs per request by group (natives charged to their caller; kernel time of a system call is in its caller)\n');
-  process.stdout.write(`${'group'.padEnd(44)} ${'bare'.padStart(7)} ${'verify'.padStart(7)} ${'diff'.padStart(7)}\n`);
+  process.stdout.write(`${'group'.padEnd(44)} ${'bare'.padStart(7)} ${'service'.padStart(7)} ${'diff'.padStart(7)}\n`);
   let sums = [0, 0];
   for (const name of names) {
     const [a, b] = [grouped[0].get(name) ?? 0, grouped[1].get(name) ?? 0];

@@ -9,6 +9,11 @@
 //   node scripts/bench/cpu-ab.mjs --build before=/tmp/dist-before --build after=dist \
 //        --scenario verify --scenario 401 [--rounds 9] [--seconds 2] [--conns 16] [--log-level info]
 //
+// Two processes of one build can differ by a quarter on a shared VM ("process luck"), so start
+// each build twice or more under labels NAME:1, NAME:2, ...: the builds of one NAME are then also
+// pooled per round (their CPU over their requests) and the pooled groups compared. A placebo (the
+// same build under two names) shows the noise floor of the run.
+//
 // Scenarios: verify, verify-token, forward, forward-token, 401 (GET /users, no credentials),
 // 403 (a USER on /users), 404 (unknown path). A forward scenario on a build without the route
 // prints "route missing".
@@ -193,13 +198,37 @@ for (const cell of cells.slice(1)) {
   line([cell.key.padEnd(24), `${median(micros).toFixed(2).padStart(7)} µs/req`, `bare/this ${vsBare.toFixed(3)}`, `req/s ${median(rs.map((r) => r.requests / seconds)).toFixed(0)}`, `rounds ${Math.min(...micros).toFixed(1)}–${Math.max(...micros).toFixed(1)} µs`, odd > 0 ? `(${odd} unexpected answers or socket errors)` : '']);
 }
 if (builds.length >= 2) {
+  // Every build against the first, and each against the one before it.
+  const pairs = builds.slice(1).map((build) => [builds[0], build]);
+  for (let i = 2; i < builds.length; i++) pairs.push([builds[i - 1], builds[i]]);
   for (const name of opts.scenario) {
-    const a = results.get(`${name} ${builds[0].label}`);
-    for (const build of builds.slice(1)) {
+    for (const [first, build] of pairs) {
+      const a = results.get(`${name} ${first.label}`);
       const b = results.get(`${name} ${build.label}`);
       if (a === undefined || b === undefined) continue;
       const ratios = b.map((r, i) => r.micros / a[i].micros);
-      line([`${name}: ${build.label}/${builds[0].label} CPU per request, per round: median ${median(ratios).toFixed(3)} (rounds ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); difference ${(median(a.map((r) => r.micros)) - median(b.map((r) => r.micros))).toFixed(2)} µs`]);
+      line([`${name}: ${build.label}/${first.label} CPU per request, per round: median ${median(ratios).toFixed(3)} (rounds ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); difference ${(median(a.map((r) => r.micros)) - median(b.map((r) => r.micros))).toFixed(2)} µs`]);
+    }
+  }
+}
+// Pooled groups: labels NAME:N with the same NAME.
+const groups = new Map();
+for (const build of builds) {
+  const name = build.label.split(':')[0];
+  if (name !== build.label) groups.set(name, [...(groups.get(name) ?? []), build]);
+}
+if (groups.size >= 2) {
+  const names = [...groups.keys()];
+  for (const scenario of opts.scenario) {
+    const pooled = (name, round) => {
+      const rs = groups.get(name).map((b) => results.get(`${scenario} ${b.label}`)?.[round]).filter((r) => r !== undefined);
+      return rs.reduce((sum, r) => sum + r.micros * r.requests, 0) / rs.reduce((sum, r) => sum + r.requests, 0);
+    };
+    const series = new Map(names.map((name) => [name, Array.from({ length: rounds }, (_, round) => pooled(name, round))]));
+    for (const name of names) line([`${scenario} ${name} (${groups.get(name).length} processes pooled): median ${median(series.get(name)).toFixed(2)} µs/req, bare/this ${median(series.get(name).map((m, i) => bareMicros[i] / m)).toFixed(3)}`]);
+    for (const name of names.slice(1)) {
+      const ratios = series.get(name).map((m, i) => m / series.get(names[0])[i]);
+      line([`${scenario}: ${name}/${names[0]} pooled, per round: median ${median(ratios).toFixed(3)} (rounds ${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); difference ${(median(series.get(names[0])) - median(series.get(name))).toFixed(2)} µs`]);
     }
   }
 }
