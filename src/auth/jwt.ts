@@ -37,10 +37,12 @@ const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toS
 // can send, so it must not pay for building error objects and stack traces.
 const refuse = (reason: string): TokenInspection => ({ ok: false, reason });
 
-// Decoded payloads of tokens whose MAC has just passed, so a session's repeat requests skip
-// the base64 and JSON work. The MAC, exp, iat and every later check still run each time; only
-// bytes we signed ever get in, and the map is emptied when it reaches its bound.
-const MAX_CACHED_PAYLOADS = 10_000;
+// Checked claims of tokens whose MAC has just passed, so a session's repeat requests skip the
+// base64, JSON and shape work. The MAC, exp and iat checks (and every check after inspect) still
+// run each time; only bytes we signed ever get in, and the map is emptied when it reaches its bound.
+const MAX_CACHED_CLAIMS = 10_000;
+
+type Accepted = Extract<TokenInspection, { ok: true }>;
 
 // SHA-256 works on 64-byte blocks (RFC 2104 section 2: B = 64).
 const SHA256_BLOCK_BYTES = 64;
@@ -83,7 +85,9 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
   // The two signatures are compared as latin1 bytes in buffers kept for it, not made per request.
   const expected = Buffer.alloc(SIGNATURE_LENGTH);
   const received = Buffer.alloc(SIGNATURE_LENGTH);
-  const payloads = new Map<string, Readonly<Record<string, unknown>>>();
+  // Keyed by the signature: it is read only after the MAC over header and payload matched, and a
+  // MAC names one signing input, so equal keys mean equal payloads.
+  const accepted = new Map<string, Accepted>();
 
   const inspect = (token: string, nowSeconds: number): TokenInspection => {
     // RFC 7515 section 7.1 (compact form): exactly three base64url segments.
@@ -112,27 +116,21 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
     received.write(signatureSegment, 'latin1');
     if (!timingSafeEqual(received, expected)) return refuse('signature');
 
-    let payload = payloads.get(payloadSegment);
-    if (payload === undefined) {
-      const decoded = decodeJsonSegment(payloadSegment, 'payload');
-      if (typeof decoded === 'string') return refuse(decoded);
-      if (payloads.size >= MAX_CACHED_PAYLOADS) payloads.clear();
-      payloads.set(payloadSegment, decoded);
-      payload = decoded;
+    const known = accepted.get(signatureSegment);
+    if (known !== undefined) {
+      // The claims' types were checked when they were cached: only the clock can refuse them now.
+      if (nowSeconds >= known.claims.exp) return refuse('expired');
+      if (known.claims.iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
+      return known;
     }
-    const exp = payload['exp'];
-    const iat = payload['iat'];
-    const username = payload['username'];
-    // RFC 7519 section 4.1.4: not accepted on or after exp.
-    if (typeof exp !== 'number' || !Number.isFinite(exp)) return refuse('exp missing');
-    if (nowSeconds >= exp) return refuse('expired');
-    if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('iat missing');
-    if (iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
-    if (typeof username !== 'string') return refuse('username');
-    const sid = payload['sid'];
-    if (sid === undefined) return { ok: true, claims: { username, iat, exp } };
-    if (typeof sid !== 'string') return refuse('sid');
-    return { ok: true, claims: { username, iat, exp, sid } };
+    const payload = decodeJsonSegment(payloadSegment, 'payload');
+    if (typeof payload === 'string') return refuse(payload);
+    const result = checkClaims(payload, nowSeconds);
+    if (result.ok) {
+      if (accepted.size >= MAX_CACHED_CLAIMS) accepted.clear();
+      accepted.set(signatureSegment, result);
+    }
+    return result;
   };
 
   return {
@@ -148,6 +146,23 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
       return result.claims;
     },
   };
+}
+
+/** The session claims of a decoded payload live at `nowSeconds`, or why not; a success is frozen, for reuse. */
+function checkClaims(payload: Readonly<Record<string, unknown>>, nowSeconds: number): TokenInspection {
+  const exp = payload['exp'];
+  const iat = payload['iat'];
+  const username = payload['username'];
+  // RFC 7519 section 4.1.4: not accepted on or after exp.
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return refuse('exp missing');
+  if (nowSeconds >= exp) return refuse('expired');
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('iat missing');
+  if (iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
+  if (typeof username !== 'string') return refuse('username');
+  const sid = payload['sid'];
+  if (sid === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp }) });
+  if (typeof sid !== 'string') return refuse('sid');
+  return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid }) });
 }
 
 function headerProblem(header: Record<string, unknown>): string | undefined {
