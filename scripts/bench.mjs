@@ -116,21 +116,25 @@ const { values: opts } = parseArgs({
 // scrypt-alone measurement, so that the benchmark is one file.
 // ---------------------------------------------------------------------------------------------
 
-/** A bare node:http server: one pre-built JSON body of BENCH_BODY_BYTES bytes, the service's common headers. */
+/**
+ * The same-bytes server: one pre-built JSON body of BENCH_BODY_BYTES bytes, the service's common
+ * headers, sent as a string as the service sends its answers.
+ */
 function runCeiling() {
   const size = Number(process.env.BENCH_BODY_BYTES);
-  const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) }));
+  const body = JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) });
+  const bytes = Buffer.byteLength(body);
   const server = http.createServer((req, res) => {
     res.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
-      'content-length': body.length,
+      'content-length': bytes,
     });
     res.end(body);
   });
   server.keepAliveTimeout = 5000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port, bytes: body.length })}\n`));
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port, bytes })}\n`));
   process.on('SIGTERM', () => {
     server.close();
     server.closeAllConnections();
