@@ -783,7 +783,8 @@ async function benchRun() {
       if (round % 2 === 1) indexes.reverse();
       for (const i of indexes) {
         const s = scenarios[i];
-        segs[i][round] = await segment({ conns: s.conns, ...s.spec }, { seconds: segmentS, warmupS: round === 0 ? warmupS : 0 });
+        // Rows the pre-warm pass already ran with this very request need no second warm-up.
+        segs[i][round] = await segment({ conns: s.conns, ...s.spec }, { seconds: segmentS, warmupS: round === 0 && s.prewarmed !== true ? warmupS : 0 });
       }
     }
     const group = ++groups;
@@ -826,16 +827,16 @@ async function benchRun() {
       ]
     : [];
   await interleaved([
-    { key: 'bare16', label: bareLabel, conns: 16, spec: bareSpec },
-    { key: 'ceiling16', label: ceilingLabel, conns: 16, spec: ceilingSpec },
-    { key: 'largeVerify16', label: `verify, valid cookie, ${U} users`, conns: 16, spec: verify(large) },
-    { key: 'smallVerify16', label: 'verify, valid cookie, 10 users', conns: 16, spec: verify(small) },
+    { key: 'bare16', label: bareLabel, conns: 16, spec: bareSpec, prewarmed: true },
+    { key: 'ceiling16', label: ceilingLabel, conns: 16, spec: ceilingSpec, prewarmed: true },
+    { key: 'largeVerify16', label: `verify, valid cookie, ${U} users`, conns: 16, spec: verify(large), prewarmed: true },
+    { key: 'smallVerify16', label: 'verify, valid cookie, 10 users', conns: 16, spec: verify(small), prewarmed: true },
     // In this order, run forwards and backwards, a 10-user process runs right after a
     // 10,000-user one half the time (three times in four with the twins swapped), and a
     // 10,000-user one never does: what a process leaves running on the core after its turn
     // (a heap of 10,000 users to collect) falls less on one kind.
-    { key: 'smallTwinVerify16', label: 'verify, valid cookie, 10 users, twin process', conns: 16, spec: verify(smallTwin) },
-    { key: 'largeTwinVerify16', label: `verify, valid cookie, ${U} users, twin process`, conns: 16, spec: verify(largeTwin) },
+    { key: 'smallTwinVerify16', label: 'verify, valid cookie, 10 users, twin process', conns: 16, spec: verify(smallTwin), prewarmed: true },
+    { key: 'largeTwinVerify16', label: `verify, valid cookie, ${U} users, twin process`, conns: 16, spec: verify(largeTwin), prewarmed: true },
     ...forwardRows,
     { key: 'largeVerifyQuery16', label: 'verify, ?token=', conns: 16, spec: { url: `${large.url}/api/auth/verify?token=${large.token}`, pid: large.pid } },
     { key: 'error401', label: '401: GET /users, no credentials', conns: 16, spec: { url: `${large.url}/api/auth/users`, pid: large.pid }, expected: 401 },
@@ -953,7 +954,7 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push(`load generator: ${loadgenKind === 'wrk' ? `${env.wrkVersion}, 1 thread, Lua script` : 'node:http (built in; slower than wrk, so hot-path ratios are compressed toward 1)'}; keep-alive connections`);
   out.push(`CPU pinning: ${pinning.enabled ? `services, ceiling and scrypt-alone on CPU ${pinning.server}; load generators and this script on CPU ${pinning.loadgen} (taskset)` : `off (${env.hasTaskset ? `only ${env.cpus} CPU` : 'taskset not available'})`}`);
   out.push(`service: scrypt N=${cost.N},r=${cost.r},p=${cost.p}; hash concurrency ${hashConcurrency}, queue ${env.config.hashQueueLength}; log level info with stdout -> /dev/null; login throttle raised to ${THROTTLE_OFF}`);
-  out.push(`timing: interleaved rows (those with "rounds") ran in ${settings.rounds} rounds of ${segmentS} s, each round in the opposite order to the last, after ${settings.warmupS} s of warm-up; other rows: ${settings.warmupS} s warm-up, then ${settings.durationS} s (logins with the correct password ${2 * settings.durationS} s; no users, verify 401 and list 10 users ${Math.min(3, settings.durationS)} s); logins and register have no separate warm-up and the hash queue is drained after them`);
+  out.push(`timing: interleaved rows (those with "rounds") ran in ${settings.rounds} rounds of ${segmentS} s, each round in the opposite order to the last, after ${settings.warmupS} s of warm-up (none for the rows the pre-warm pass ran with the same request); other rows: ${settings.warmupS} s warm-up, then ${settings.durationS} s (logins with the correct password ${2 * settings.durationS} s; no users, verify 401 and list 10 users ${Math.min(3, settings.durationS)} s); logins and register have no separate warm-up and the hash queue is drained after them`);
   out.push('users: users.json written before start (one scrypt hash shared by every user), not registered one by one');
   out.push('');
   // CPU per request: for interleaved rows the median over rounds, otherwise over the whole row.
