@@ -44,7 +44,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, re
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -464,7 +464,9 @@ async function startBare(nodeArgs = []) {
 /** CPU time is read from /proc/PID/stat of this pid: it must be node itself, not a wrapper (taskset execs node). */
 function checkIsNode(pid, what) {
   const command = commandOf(pid);
-  if (command !== undefined && command !== 'node') throw new Error(`${what}: pid ${pid} is ${command}, not node; its CPU time would be the wrong process's`);
+  // /proc/PID/comm holds at most 15 characters of the executable's name.
+  const node = basename(process.execPath).slice(0, 15);
+  if (command !== undefined && command !== node) throw new Error(`${what}: pid ${pid} is ${command}, not ${node}; its CPU time would be the wrong process's`);
 }
 
 const slowStops = [];

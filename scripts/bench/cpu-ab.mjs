@@ -22,7 +22,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync, chmodSync, copyFileSync } f
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { commandOf, cpuMicrosPerRequest, cpuTicksOf } from './cpu-time.mjs';
@@ -106,7 +106,7 @@ async function startBuild(label, distPath) {
       await new Promise((ok) => setTimeout(ok, 50));
     }
   }
-  if (commandOf(child.pid) !== 'node') throw new Error(`pid ${child.pid} is ${commandOf(child.pid)}, not node`);
+  if (commandOf(child.pid) !== basename(process.execPath).slice(0, 15)) throw new Error(`pid ${child.pid} is ${commandOf(child.pid)}, not node`);
   const admin = tokenOf(await request(`${url}/api/auth/register`, { method: 'POST', body: { username: 'admin', password: 'bench-password-1', client: CLIENT, level: 10 } }));
   await request(`${url}/api/auth/register?cookie=false`, { method: 'POST', headers: { cookie: `jwt=${admin}` }, body: { username: 'user', password: 'bench-password-1', client: CLIENT, level: 5 } });
   const user = tokenOf(await request(`${url}/api/auth/authenticate`, { method: 'POST', body: { username: 'user', password: 'bench-password-1' } }));
