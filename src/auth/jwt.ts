@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { TokenInvalid } from '../errors.js';
 import { isPlainObject } from '../validate/check.js';
 
@@ -37,17 +37,57 @@ const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toS
 // can send, so it must not pay for building error objects and stack traces.
 const refuse = (reason: string): TokenInspection => ({ ok: false, reason });
 
-// Decoded payloads of tokens whose MAC has just passed, so a session's repeat requests skip
-// the base64 and JSON work. The MAC, exp, iat and every later check still run each time; only
-// bytes we signed ever get in, and the map is emptied when it reaches its bound.
-const MAX_CACHED_PAYLOADS = 10_000;
+// Checked claims of tokens whose MAC has just passed, so a session's repeat requests skip the
+// base64, JSON and shape work. The MAC, exp and iat checks (and every check after inspect) still
+// run each time; only bytes we signed ever get in, and the map is emptied when it reaches its bound.
+const MAX_CACHED_CLAIMS = 10_000;
+
+type Accepted = Extract<TokenInspection, { ok: true }>;
+
+// SHA-256 works on 64-byte blocks (RFC 2104 section 2: B = 64).
+const SHA256_BLOCK_BYTES = 64;
+const SHA256_BYTES = 32;
+
+/**
+ * HMAC-SHA256 (RFC 2104) of a string's UTF-8 bytes, as base64url: H((K ^ opad) || H((K ^ ipad) || m)).
+ * The same bytes as createHmac('sha256', secret); built on the one-shot crypto.hash because
+ * createHmac makes a native HMAC object per call, the largest single cost of a verify in a
+ * profile. Both padded keys are computed once; the message is written into a buffer kept for
+ * the purpose (each call runs to its end before the next, so one buffer serves every call).
+ */
+export function hmacSha256(secret: Buffer): (message: string) => string {
+  const key = Buffer.alloc(SHA256_BLOCK_BYTES);
+  // RFC 2104 section 2: a key longer than the block is hashed first; a shorter one is zero-padded.
+  (secret.length > SHA256_BLOCK_BYTES ? hash('sha256', secret, 'buffer') : secret).copy(key);
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: room for any token we would verify.
+  const inner = Buffer.alloc(SHA256_BLOCK_BYTES + 3 * MAX_TOKEN_LENGTH);
+  const outer = Buffer.alloc(SHA256_BLOCK_BYTES + SHA256_BYTES);
+  for (let i = 0; i < SHA256_BLOCK_BYTES; i++) {
+    inner[i] = (key[i] ?? 0) ^ 0x36;
+    outer[i] = (key[i] ?? 0) ^ 0x5c;
+  }
+  key.fill(0);
+  const innerPad = inner.subarray(0, SHA256_BLOCK_BYTES);
+  return (message) => {
+    const innerHash =
+      message.length <= MAX_TOKEN_LENGTH
+        ? hash('sha256', inner.subarray(0, SHA256_BLOCK_BYTES + inner.write(message, SHA256_BLOCK_BYTES, 'utf8')), 'buffer')
+        : hash('sha256', Buffer.concat([innerPad, Buffer.from(message, 'utf8')]), 'buffer'); // only sign() of huge extra claims
+    innerHash.copy(outer, SHA256_BLOCK_BYTES);
+    return hash('sha256', outer, 'base64url');
+  };
+}
 
 /** Creates a signer/verifier bound to one secret (at least 32 bytes). */
 export function createTokenCodec(secret: Buffer): TokenCodec {
   if (secret.length < MIN_SECRET_BYTES) throw new TypeError(`the token secret must be at least ${MIN_SECRET_BYTES} bytes`);
-  const key: KeyObject = createSecretKey(secret);
-  const mac = (signingInput: string): string => createHmac('sha256', key).update(signingInput).digest('base64url');
-  const payloads = new Map<string, Readonly<Record<string, unknown>>>();
+  const mac = hmacSha256(secret);
+  // The two signatures are compared as latin1 bytes in buffers kept for it, not made per request.
+  const expected = Buffer.alloc(SIGNATURE_LENGTH);
+  const received = Buffer.alloc(SIGNATURE_LENGTH);
+  // Keyed by the signature: it is read only after the MAC over header and payload matched, and a
+  // MAC names one signing input, so equal keys mean equal payloads.
+  const accepted = new Map<string, Accepted>();
 
   const inspect = (token: string, nowSeconds: number): TokenInspection => {
     // RFC 7515 section 7.1 (compact form): exactly three base64url segments.
@@ -72,31 +112,25 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
     // first: as latin1 bytes, U+0141 would compare equal to "A" (0x41), giving one token many
     // spellings, and a revoked token (remembered by its spelling) a way back in.
     if (signatureSegment.length !== SIGNATURE_LENGTH || !BASE64URL.test(signatureSegment)) return refuse('signature');
-    const expected = Buffer.from(mac(token.slice(0, secondDot)), 'latin1');
-    const received = Buffer.from(signatureSegment, 'latin1');
+    expected.write(mac(token.slice(0, secondDot)), 'latin1');
+    received.write(signatureSegment, 'latin1');
     if (!timingSafeEqual(received, expected)) return refuse('signature');
 
-    let payload = payloads.get(payloadSegment);
-    if (payload === undefined) {
-      const decoded = decodeJsonSegment(payloadSegment, 'payload');
-      if (typeof decoded === 'string') return refuse(decoded);
-      if (payloads.size >= MAX_CACHED_PAYLOADS) payloads.clear();
-      payloads.set(payloadSegment, decoded);
-      payload = decoded;
+    const known = accepted.get(signatureSegment);
+    if (known !== undefined) {
+      // The claims' types were checked when they were cached: only the clock can refuse them now.
+      if (nowSeconds >= known.claims.exp) return refuse('expired');
+      if (known.claims.iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
+      return known;
     }
-    const exp = payload['exp'];
-    const iat = payload['iat'];
-    const username = payload['username'];
-    // RFC 7519 section 4.1.4: not accepted on or after exp.
-    if (typeof exp !== 'number' || !Number.isFinite(exp)) return refuse('exp missing');
-    if (nowSeconds >= exp) return refuse('expired');
-    if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('iat missing');
-    if (iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
-    if (typeof username !== 'string') return refuse('username');
-    const sid = payload['sid'];
-    if (sid === undefined) return { ok: true, claims: { username, iat, exp } };
-    if (typeof sid !== 'string') return refuse('sid');
-    return { ok: true, claims: { username, iat, exp, sid } };
+    const payload = decodeJsonSegment(payloadSegment, 'payload');
+    if (typeof payload === 'string') return refuse(payload);
+    const result = checkClaims(payload, nowSeconds);
+    if (result.ok) {
+      if (accepted.size >= MAX_CACHED_CLAIMS) accepted.clear();
+      accepted.set(signatureSegment, result);
+    }
+    return result;
   };
 
   return {
@@ -112,6 +146,23 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
       return result.claims;
     },
   };
+}
+
+/** The session claims of a decoded payload live at `nowSeconds`, or why not; a success is frozen, for reuse. */
+function checkClaims(payload: Readonly<Record<string, unknown>>, nowSeconds: number): TokenInspection {
+  const exp = payload['exp'];
+  const iat = payload['iat'];
+  const username = payload['username'];
+  // RFC 7519 section 4.1.4: not accepted on or after exp.
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) return refuse('exp missing');
+  if (nowSeconds >= exp) return refuse('expired');
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('iat missing');
+  if (iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
+  if (typeof username !== 'string') return refuse('username');
+  const sid = payload['sid'];
+  if (sid === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp }) });
+  if (typeof sid !== 'string') return refuse('sid');
+  return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid }) });
 }
 
 function headerProblem(header: Record<string, unknown>): string | undefined {

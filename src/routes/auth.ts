@@ -88,9 +88,9 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
-  const unauthenticatedVerifyBody = Buffer.from(JSON.stringify({ configs }));
+  const unauthenticatedVerifyBody = JSON.stringify({ configs });
   // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
-  const verifyBodies = new WeakMap<StoredUser, Buffer>();
+  const verifyBodies = new WeakMap<StoredUser, string>();
   // The list is rebuilt only when the store has changed since it was last sent.
   let userList: { version: number; body: Buffer } | undefined;
   const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
@@ -110,7 +110,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
     const builtIn = { username: '_config', level: 10 } as const;
     // Every caller gets the same answer: serialized once (and no spread on the hot path, see respond.ts).
-    const verifyBody = Buffer.from(JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs }));
+    const verifyBody = JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs });
     // Everyone is administrator here, so only the proxy that authenticates (or loopback) is
     // answered, even when the port is reachable some other way.
     const guard = (ctx: RequestContext): void => {
@@ -218,7 +218,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         }
         let body = verifyBodies.get(caller.user);
         if (body === undefined) {
-          body = Buffer.from(JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs }));
+          body = JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs });
           verifyBodies.set(caller.user, body);
         }
         sendRawJson(ctx.res, 200, body);

@@ -48,3 +48,13 @@ describe('parseQuery', () => {
     }
   });
 });
+
+describe('parseQuery, pairs without "="', () => {
+  it('finds each pair when "=" signs sit in later pairs only', () => {
+    assert.deepEqual({ ...parseQuery('a&b&c=1&d&e=2=3&=4&f') }, { c: '1', e: '2=3' });
+  });
+
+  it('parses a query of 5,000 bare words and then one pair', () => {
+    assert.deepEqual({ ...parseQuery(`${'x&'.repeat(5_000)}token=last`) }, { token: 'last' });
+  });
+});
