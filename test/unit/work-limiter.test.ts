@@ -440,6 +440,37 @@ describe('createWorkLimiter and a storm spread over networks (issue 12, item 7, 
     assert.equal(ran, 8);
   });
 
+  it('gives the fresh turn only to a client alone in its network: a neighbour makes both busy', async () => {
+    const limiter = createWorkLimiter(1, 100, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const order: string[] = [];
+    const submit = (client: string, network: string): Promise<unknown> => limiter.run(keyOf(client, network), async () => order.push(client));
+    // Three new clients: two share 10.0.0.0/24, the third is alone in its /24.
+    const all = [submit('10.0.0.1', '10.0.0.0/24'), submit('10.0.0.2', '10.0.0.0/24'), submit('192.0.2.1', '192.0.2.0/24')];
+    blocker.resolve();
+    await running;
+    await Promise.all(all);
+    assert.deepEqual(order, ['192.0.2.1', '10.0.0.1', '10.0.0.2']);
+  });
+
+  it('serves a login within 2 starts per network ahead of it that has a single new task waiting', async () => {
+    const limiter = createWorkLimiter(1, 256, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const order: string[] = [];
+    const all: Array<Promise<unknown>> = [];
+    // 20 networks with one new client each (fresh), and 10 networks with 16 waiting each.
+    for (let n = 0; n < 20; n++) all.push(limiter.run(keyOf(`10.1.${n}.1`, `10.1.${n}.0/24`), async () => order.push('fresh')));
+    for (let n = 0; n < 10; n++) for (let c = 0; c < 16; c++) all.push(limiter.run(keyOf(`10.2.${n}.${c % 4}`, `10.2.${n}.0/24`), async () => order.push('busy')));
+    all.push(limiter.run(keyOf('192.0.2.1', '192.0.2.0/24'), async () => order.push('legitimate')));
+    blocker.resolve();
+    await running;
+    await Promise.all(all);
+    const slot = order.indexOf('legitimate') + 1;
+    assert.ok(slot <= 2 * 20 + 1, `the login started in slot ${slot}`);
+  });
+
   it('never takes the place of a client alone in its network, however many newcomers press on a full queue', async () => {
     const limiter = createWorkLimiter(1, 16, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
     const blocker = deferred<void>();
