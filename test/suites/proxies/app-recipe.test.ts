@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
+import { rawExchange } from '../../helpers/raw-socket.js';
 import { API_ACCEPT, BROWSER_ACCEPT, echoOf, readEventStream, registerVia, uniqueName, viaProxy, type ProxyUser } from './through-proxy.js';
 
 after(async () => {
@@ -183,6 +184,23 @@ for (const kind of PROXY_KINDS) {
           assert.deepEqual(pairs, expected, `${path} ${sent}: the app saw ${seen}`);
         }
       }
+    });
+
+    it('withholds four jwt cookies too (nginx removes three one by one and then drops all cookies; Caddy removes every one)', async () => {
+      const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/page', headers: { cookie: `jwt=${user.token}; a=1; jwt=x; jwt=y; jwt=z` } }));
+      const seen = echo.headers['cookie'] ?? '';
+      assert.ok(!/(^|;\s*)jwt=/.test(seen), seen);
+      assert.equal(seen.trim(), kind === 'nginx' ? '' : 'a=1');
+    });
+
+    it('withholds the jwt cookie also when the client splits its cookies over several Cookie headers', async () => {
+      const head = `GET /page HTTP/1.1\r\nHost: 127.0.0.1:${stack.proxy.port}\r\nAccept: application/json\r\nCookie: a=1\r\nCookie: jwt=${user.token}; b=2\r\nCookie: jwt=${user.token}\r\nConnection: close\r\n\r\n`;
+      const res = await rawExchange(stack.proxy.port, head, 10_000);
+      assert.equal(res.status, 200, res.text.slice(0, 500));
+      assert.ok(!res.body.includes(user.token) && !/jwt=/.test(res.body), res.body.slice(0, 2_000));
+      assert.match(res.body, /a=1/);
+      assert.match(res.body, /b=2/);
+      assert.match(res.body, new RegExp(`"remote-user":"${user.username}"`));
     });
 
     it(kind === 'caddy' ? 'drops a Set-Cookie named jwt from the app and keeps its other cookies' : 'passes the app\'s Set-Cookie headers, jwt included (a known gap: nginx cannot drop one cookie by name)', async () => {
