@@ -6,7 +6,7 @@ import { createBodyPolicy } from './http/body-policy.js';
 import type { ProxyTrust } from './http/client-address.js';
 import { readCookie } from './http/cookies.js';
 import { toPublicError, type PublicError } from './http/errors.js';
-import type { LingerLimits } from './http/lingering-close.js';
+import { isLingering, type LingerLimits } from './http/lingering-close.js';
 import { parseQuery } from './http/query.js';
 import { sendRawJson } from './http/respond.js';
 import { createRouter, type RouteMissing } from './http/router.js';
@@ -80,6 +80,9 @@ export function createApp(options: AppOptions): App {
   };
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
+    // A request the parser read behind one that was refused with a lingering close: its client
+    // was told the connection closes, so it is dropped unanswered, never served.
+    if (isLingering(req.socket)) return;
     const startedAt = performance.now();
     const address = proxyTrust.clientAddress(req);
     const url = req.url ?? '/';

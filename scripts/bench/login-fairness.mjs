@@ -3,7 +3,8 @@
 // addresses, each in its own /24, keep the hash queue full with failed logins for random
 // usernames. Plain ESM, node: modules only.
 //
-//   node scripts/bench/login-fairness.mjs [--cli PATH] [--storm-seconds S] [--samples N]
+//   node scripts/bench/login-fairness.mjs [--cli PATH] [--samples N] [--give-up S]
+//     [--storm-addresses 64] [--storm-networks 64] [--storm-depth 8]
 //
 // Starts the built service (dist/cli.js, or --cli) on a temporary data directory with
 // --trust-proxy 127.0.0.1 and the default scrypt cost and hash concurrency, registers one user,
@@ -13,6 +14,8 @@
 //                 Retry-After, as a client would, and the figure is the time to the 200 (or "gave
 //                 up" after --give-up seconds).
 // The storm: 64 X-Forwarded-For addresses (10.N.0.7, N = 0..63), 8 requests in flight each,
+// by default; --storm-networks M spreads the addresses over M /24s instead (address i is
+// 10.(i mod M).0.(7 + i div M)), as an attacker holding a few subnets would,
 // re-sent as soon as answered (after 200 ms when refused with 429 or 503, so refusals do not
 // spin the machine). Everything stops by itself: the whole run takes well under 60 s (a login
 // still waiting after --give-up seconds is abandoned and counted as given up).
@@ -33,18 +36,22 @@ const { values: opts } = parseArgs({
     samples: { type: 'string', default: '5' },
     'give-up': { type: 'string', default: '20' },
     'storm-addresses': { type: 'string', default: '64' },
+    'storm-networks': { type: 'string' },
     'storm-depth': { type: 'string', default: '8' },
     help: { type: 'boolean' },
   },
 });
 if (opts.help) {
-  process.stdout.write('Usage: node scripts/bench/login-fairness.mjs [--cli dist/cli.js] [--samples 5] [--give-up 20] [--storm-addresses 64] [--storm-depth 8]\n');
+  process.stdout.write('Usage: node scripts/bench/login-fairness.mjs [--cli dist/cli.js] [--samples 5] [--give-up 20] [--storm-addresses 64] [--storm-networks 64] [--storm-depth 8]\n');
   process.exit(0);
 }
 const SAMPLES = Number(opts.samples);
 const GIVE_UP_MS = Number(opts['give-up']) * 1000;
 const STORM_ADDRESSES = Number(opts['storm-addresses']);
+const STORM_NETWORKS = Number(opts['storm-networks'] ?? opts['storm-addresses']);
 const STORM_DEPTH = Number(opts['storm-depth']);
+if (!(STORM_NETWORKS >= 1 && STORM_NETWORKS <= 256 && Math.ceil(STORM_ADDRESSES / STORM_NETWORKS) <= 248)) throw new Error('--storm-networks: 1 to 256, with at most 248 addresses in each');
+const stormAddress = (i) => `10.${i % STORM_NETWORKS}.0.${7 + Math.floor(i / STORM_NETWORKS)}`;
 const USERNAME = 'legit';
 const PASSWORD = 'legit-password-1';
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
@@ -140,7 +147,7 @@ const stormWorker = async (address) => {
   }
 };
 const workers = [];
-for (let n = 0; n < STORM_ADDRESSES; n++) for (let d = 0; d < STORM_DEPTH; d++) workers.push(stormWorker(`10.${n}.0.7`));
+for (let n = 0; n < STORM_ADDRESSES; n++) for (let d = 0; d < STORM_DEPTH; d++) workers.push(stormWorker(stormAddress(n)));
 await sleep(3_000); // let the storm fill the queue
 const during = await Promise.all(
   Array.from({ length: SAMPLES }, async (_, i) => {
@@ -150,7 +157,7 @@ const during = await Promise.all(
 );
 isStorming = false;
 process.stdout.write(`login during storm:   ${summary(during)}\n`);
-process.stdout.write(`storm (${STORM_ADDRESSES} addresses in ${STORM_ADDRESSES} /24s, ${STORM_DEPTH} in flight each): ${[...stormCounts].sort().map(([status, count]) => `${count} x ${status}`).join(', ')}\n`);
+process.stdout.write(`storm (${STORM_ADDRESSES} addresses in ${STORM_NETWORKS} /24s, ${STORM_DEPTH} in flight each): ${[...stormCounts].sort().map(([status, count]) => `${count} x ${status}`).join(', ')}\n`);
 // The storm's last requests may still be queued: stop the service rather than wait for them.
 service.kill('SIGKILL');
 agent.destroy();

@@ -4,7 +4,7 @@ import { ServerBusy } from '../errors.js';
 export interface WorkKey {
   readonly client: string;
   readonly network: string;
-  /** Work of an authenticated administrator: not held to the per-client and per-network caps (it still takes turns, and a full queue evicts from the busiest client). */
+  /** Work of an authenticated administrator: not held to the per-client and per-network caps (it still takes turns, and a full queue evicts from the busiest network first). */
   readonly isUncapped?: boolean;
 }
 
@@ -24,8 +24,9 @@ export interface WorkLimiter {
   /**
    * Runs `task` when a slot is free. Waiting tasks start round-robin over clients, so a client
    * that queues much waits behind itself, not in front of others; a client not served lately
-   * gets every other turn. Throws ServerBusy at once when
-   * the client's, its network's or the whole queue's cap is reached.
+   * and alone in its network gets every other turn. Throws ServerBusy at once when the client's
+   * or its network's cap is reached, or the whole queue is full and no network (or client) has
+   * two more waiting than the newcomer's.
    */
   run<T>(key: WorkKey, task: () => Promise<T>): Promise<T>;
   readonly active: number;
@@ -33,6 +34,8 @@ export interface WorkLimiter {
 }
 
 interface Waiting {
+  /** Order of arrival: the larger, the newer. */
+  readonly seq: number;
   readonly start: () => void;
   readonly refuse: (error: Error) => void;
 }
@@ -45,9 +48,12 @@ interface ClientQueue {
 /**
  * Bounds concurrent expensive work (scrypt) so a login storm queues instead of exhausting CPU and
  * memory, and serves the queue fairly: per-client FIFO queues taken in turn (clients not served
- * lately first, every other turn), capped per client, per network and in total. When the whole
- * queue is full, a client with fewer waiting tasks than the busiest client takes the busiest
- * client's newest place (which gets ServerBusy), so a storm cannot shut a newcomer out.
+ * lately and alone in their network first, every other turn), capped per client, per network
+ * and in total. When the whole queue is full, a newcomer whose network has at least two fewer
+ * tasks waiting than the busiest network takes that network's newest place (which gets
+ * ServerBusy), and failing that one whose client has two fewer than the busiest client of a
+ * busier network takes its newest; so a storm cannot shut out a network it does not hold, and no
+ * network ever loses its last waiting task.
  */
 export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fairness: FairnessLimits = DEFAULT_FAIRNESS): WorkLimiter {
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new TypeError('maxConcurrent must be a positive integer');
@@ -57,14 +63,20 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
   }
   let active = 0;
   let queued = 0;
-  // Two turn orders, insertion order being the turn: fresh clients (one task waiting, and not
-  // served in the last `recentSlots` starts) and all others. A client served with work left, or
-  // queueing a second task, goes to the back of the others' ring. Turns alternate between the
-  // rings when both have work, so a single login waits about one hash even while a storm from
-  // many clients keeps the queue full, and busy clients still get every other slot.
+  // Two turn orders, insertion order being the turn: fresh clients (one task waiting, the only
+  // one of its network, and not served in the last `recentSlots` starts) and all others. A
+  // client served with work left, queueing a second task, or joined in the queue by another
+  // task of its network, goes to the back of the others' ring. Turns alternate between the rings
+  // when both have work. The fresh ring holds at most one client per network, so a single login
+  // from a network of its own waits behind at most one task per other network that has exactly
+  // one waiting, even while a storm from many clients keeps the queue full, and busy clients
+  // still get every other slot.
   const recentRing = new Map<string, ClientQueue>();
   const freshRing = new Map<string, ClientQueue>();
   const queuedByNetwork = new Map<string, number>();
+  // Network -> its fresh client, when it has one (then that client's task is its only one).
+  const freshOfNetwork = new Map<string, string>();
+  let arrivals = 0;
   // Client -> the start count when it last started a task; oldest first, at most recentSlots entries.
   const lastStarted = new Map<string, number>();
   const recentSlots = Math.max(maxQueued, 1) + maxConcurrent;
@@ -97,6 +109,7 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     queued--;
     countNetwork(queue.network, -1);
     ring.delete(client);
+    if (freshOfNetwork.get(queue.network) === client) freshOfNetwork.delete(queue.network);
     if (queue.waiting.length > 0) recentRing.set(client, queue);
     recordStart(client);
     return item;
@@ -110,41 +123,78 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     else next.start();
   };
 
-  /** Makes room in a full queue for a client with `ownLength` waiting, when that is fairer than refusing it. */
-  const evictForFairness = (ownLength: number): boolean => {
-    let busiest: [string, ClientQueue, Map<string, ClientQueue>] | undefined;
-    for (const ring of [recentRing, freshRing]) {
-      for (const [client, queue] of ring) if (busiest === undefined || queue.waiting.length > busiest[1].waiting.length) busiest = [client, queue, ring];
-    }
-    if (busiest === undefined || busiest[1].waiting.length <= ownLength + 1) return false;
-    // Its newest task goes: the busiest client's older ones keep their turn.
-    const [client, queue, ring] = busiest;
+  /** Refuses the newest waiting task of `client` (ServerBusy), to give its place to a newcomer. */
+  const evict = (client: string, queue: ClientQueue, ring: Map<string, ClientQueue>): void => {
     const evicted = queue.waiting.pop();
     queued--;
     countNetwork(queue.network, -1);
-    if (queue.waiting.length === 0) ring.delete(client);
+    if (queue.waiting.length === 0) {
+      ring.delete(client);
+      if (freshOfNetwork.get(queue.network) === client) freshOfNetwork.delete(queue.network);
+    }
     evicted?.refuse(new ServerBusy());
+  };
+
+  /**
+   * Makes room in a full queue for a client with `ownLength` waiting in a network with
+   * `ownNetworkLength` waiting, when that is fairer than refusing it. A place only ever moves
+   * from a network with more waiting than the newcomer's, so a network's last task (a client
+   * alone in its network) is never taken.
+   */
+  const evictForFairness = (ownLength: number, ownNetworkLength: number): boolean => {
+    let busiestNetwork: string | undefined;
+    let busiestNetworkLength = 0;
+    for (const [network, length] of queuedByNetwork) {
+      if (length > busiestNetworkLength) [busiestNetwork, busiestNetworkLength] = [network, length];
+    }
+    // The victim: in the busiest network when it has two more than the newcomer's (its client
+    // with the most waiting, the newest task among equals); else the busiest client of a busier
+    // network than the newcomer's, when it has two more than the newcomer.
+    const isNetworkTurn = busiestNetworkLength > ownNetworkLength + 1;
+    let victim: [string, ClientQueue, Map<string, ClientQueue>] | undefined;
+    for (const ring of [recentRing, freshRing]) {
+      for (const [client, queue] of ring) {
+        if (isNetworkTurn ? queue.network !== busiestNetwork : (queuedByNetwork.get(queue.network) ?? 0) <= ownNetworkLength) continue;
+        const best = victim?.[1].waiting;
+        const length = queue.waiting.length;
+        if (best === undefined || length > best.length || (length === best.length && (queue.waiting[length - 1]?.seq ?? 0) > (best[best.length - 1]?.seq ?? 0))) victim = [client, queue, ring];
+      }
+    }
+    if (victim === undefined || (!isNetworkTurn && victim[1].waiting.length <= ownLength + 1)) return false;
+    evict(...victim);
     return true;
   };
 
   const admit = (key: WorkKey): Promise<void> => {
     const ownLength = queueOf(key.client)?.waiting.length ?? 0;
+    const ownNetworkLength = queuedByNetwork.get(key.network) ?? 0;
     if (key.isUncapped !== true) {
       if (ownLength >= fairness.maxQueuedPerClient) throw new ServerBusy();
-      if ((queuedByNetwork.get(key.network) ?? 0) >= fairness.maxQueuedPerNetwork) throw new ServerBusy();
+      if (ownNetworkLength >= fairness.maxQueuedPerNetwork) throw new ServerBusy();
     }
-    if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength))) throw new ServerBusy();
+    if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength, ownNetworkLength))) throw new ServerBusy();
     return new Promise<void>((start, refuse) => {
-      // (An eviction above never takes from this client: it only takes from a longer queue.)
+      // (An eviction above never takes from this client or its network: it only takes from a
+      // network with more waiting.) A newcomer's turn is for one task from its network: a
+      // client queueing several, or sharing its network with another waiting task, is busy,
+      // however new.
+      const freshNeighbour = freshOfNetwork.get(key.network);
+      if (freshNeighbour !== undefined) {
+        const neighbourQueue = freshRing.get(freshNeighbour);
+        freshRing.delete(freshNeighbour);
+        if (neighbourQueue !== undefined) recentRing.set(freshNeighbour, neighbourQueue);
+        freshOfNetwork.delete(key.network);
+      }
       let queue = queueOf(key.client);
       if (queue === undefined) {
         queue = { network: key.network, waiting: [] };
-        (lastStarted.has(key.client) ? recentRing : freshRing).set(key.client, queue);
-      } else if (freshRing.delete(key.client)) {
-        // A newcomer's turn is for one task: a client queueing several is busy, however new.
-        recentRing.set(key.client, queue);
+        if (lastStarted.has(key.client) || ownNetworkLength > 0) recentRing.set(key.client, queue);
+        else {
+          freshRing.set(key.client, queue);
+          freshOfNetwork.set(key.network, key.client);
+        }
       }
-      queue.waiting.push({ start, refuse });
+      queue.waiting.push({ seq: arrivals++, start, refuse });
       queued++;
       countNetwork(key.network, 1);
     });

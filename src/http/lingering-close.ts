@@ -62,11 +62,21 @@ export function lingerBeforeClose(req: IncomingMessage, limits: LingerLimits = L
   });
 }
 
+/**
+ * True once the connection is closing with a linger. The parser may already have handed a
+ * request that was pipelined behind the refused one (it arrived in the same read); such a
+ * request must be dropped, never served: its client was told the connection closes.
+ */
+export function isLingering(socket: Socket): boolean {
+  return lingering.has(socket);
+}
+
 function stopParsing(socket: Socket, discard: (chunk: Buffer) => void): void {
   if (socket.destroyed) return;
   // node:http's parser reads the socket itself until someone listens for 'data'; from then on
   // (as when a connection is upgraded) it is fed by a 'data' listener of its own. Removing that
-  // listener stops parsing: nothing that follows is ever taken for a request.
+  // listener stops parsing: nothing read after this is taken for a request (what the parser had
+  // already handed over is dropped by the app: isLingering).
   const parserFeeds = socket.listeners('data') as Array<(chunk: Buffer) => void>;
   socket.on('data', discard);
   for (const feed of parserFeeds) socket.removeListener('data', feed);

@@ -1,12 +1,20 @@
-// Characters a terminal or an editor acts on rather than shows, which JSON.stringify leaves as
+// Characters a terminal or an editor acts on, or shows as nothing, which JSON.stringify leaves as
 // they are: DEL and the C1 controls (U+0080-U+009F; U+009B is CSI, an escape sequence on its
-// own in many terminals), the bidirectional marks, embeddings, overrides and isolates (U+061C,
-// U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: "Trojan Source"), and the line and paragraph
-// separators U+2028 and U+2029. C0 controls are escaped by JSON.stringify already.
-const UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
-const UNSAFE_ALL = new RegExp(UNSAFE.source, 'g');
+// own in many terminals), the line and paragraph separators U+2028 and U+2029, every format
+// character (Unicode category Cf: the bidirectional marks, embeddings, overrides and isolates
+// of "Trojan Source", zero-width space and joiners, the byte-order mark, the soft hyphen, the
+// word joiner, tags, ...), and the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0 (letters
+// that show as blank). The invisible ones let two usernames that look the same differ, so a log
+// or `users list` must show them. C0 controls are escaped by JSON.stringify already.
+const UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}\u115f\u1160\u3164\uffa0]/u;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, 'gu');
 
-const escapeOne = (char: string): string => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** Each UTF-16 unit as \uXXXX: an astral character (a tag, say) becomes its two halves, which JSON reads back as it. */
+const escapeOne = (char: string): string => {
+  let text = '';
+  for (let i = 0; i < char.length; i++) text += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return text;
+};
 
 /** `text` with every such character written as \uXXXX; the same string when there is none (the common case costs one regex test). */
 export function escapeUnsafeCharacters(text: string): string {

@@ -22,6 +22,10 @@ export interface ForwardRouteDeps {
 // Far above any URL of the apps behind the gate; a token is at most 4,096 characters.
 const MAX_ORIGINAL_QUERY_LENGTH = 8192;
 const MAX_URL_LENGTH = 8192;
+// Longer redirects are answered without `rd`: nginx's default proxy_buffer_size (4 KiB) turns
+// a longer Location into a 502, and the login page then returns to `/`.
+const MAX_RD_LENGTH = 2048;
+const MAX_LOGGED_UNKNOWN_LEVELS = 32;
 
 /**
  * `{base}/api/auth/forward`: the decision for a reverse proxy's auth subrequest (nginx
@@ -39,7 +43,9 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const stoppingBody = bodyOf(new ServiceStopping());
   // Stored users are immutable and replaced on change: the encoded headers hang off the record.
   const allowedHeaders = new WeakMap<StoredUser, Readonly<Record<string, string>>>();
-  let isUnknownLevelLogged = false;
+  // Each distinct unknown level is logged once, a bounded number of them: the endpoint is public,
+  // so a stranger's made-up levels must not use up the warning an operator's typo needs.
+  const loggedUnknownLevels = new Set<string>();
 
   return [
     {
@@ -56,9 +62,11 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
         }
         const level = ctx.query['level'];
         if (level !== undefined && level !== 'ADMINISTRATOR' && level !== 'USER') {
-          if (!isUnknownLevelLogged) {
-            isUnknownLevelLogged = true;
-            logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { level: level.slice(0, 64) });
+          const askedLevel = level.slice(0, 64);
+          if (loggedUnknownLevels.size < MAX_LOGGED_UNKNOWN_LEVELS && !loggedUnknownLevels.has(askedLevel)) {
+            loggedUnknownLevels.add(askedLevel);
+            // Not `level`: that name is the log line's own severity field.
+            logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { askedLevel });
           }
           sendRawJson(res, 403, unknownLevelBody);
           return;
@@ -117,8 +125,9 @@ function tokenOfUri(uri: string | string[] | undefined): string | undefined {
 function loginLocation(login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
   if (login === undefined || headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
   const original = originalUrlOf(headers);
-  if (original === undefined) return login;
-  return `${login}${login.includes('?') ? '&' : '?'}rd=${encodeURIComponent(original)}`;
+  const rd = original === undefined ? '' : encodeURIComponent(original);
+  if (rd === '' || rd.length > MAX_RD_LENGTH) return login;
+  return `${login}${login.includes('?') ? '&' : '?'}rd=${rd}`;
 }
 
 function isLoginTarget(login: string, allowedHosts: readonly string[]): boolean {

@@ -164,6 +164,24 @@ describe('connections', () => {
         connection.destroy();
       }
     });
+    it('never serves a request pipelined behind an oversized body: a DELETE sent after it deletes nobody', async () => {
+      const victim = await createUser(server, root.token, { prefix: 'pipelined-victim' });
+      const connection = await openRawConnection(server.port);
+      try {
+        // The body spans several reads of the socket, so the parser reaches the DELETE before
+        // the lingering close has stopped it.
+        const oversized = `GET /api/auth/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n${'x'.repeat(70_000)}`;
+        const deletion = `DELETE /api/auth/users/${encodeURIComponent(victim.username)} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: jwt=${root.token}\r\n\r\n`;
+        await connection.write(oversized + deletion);
+        assert.equal(await connection.waitForClose(10_000), true, 'the server never closed the connection');
+        assert.deepEqual(statusesIn(connection.text()), [413]);
+      } finally {
+        connection.destroy();
+      }
+      const users = await server.request({ path: '/api/auth/users', token: root.token });
+      assert.ok((users.json as Array<{ username: string }>).some((entry) => entry.username === victim.username), 'the pipelined DELETE was served');
+      assert.deepEqual(server.logs.filter((line) => line.includes('"DELETE"')), [], 'the pipelined DELETE reached a route');
+    });
   });
 
   describe('an error answer keeps the connection (item 2)', () => {

@@ -196,15 +196,25 @@ describe('{base}/api/auth/forward', () => {
         assertAllowed(await forward(server, { token: root.token, query: '?level=USER' }), root.username, 'ADMINISTRATOR');
       });
 
-      it('answers 403 to everyone for an unknown level, and logs the mistake once', async () => {
-        for (const level of ['administrator', 'ADMIN', '10', '', 'USER ']) {
+      it('answers 403 to everyone for an unknown level, and logs each distinct mistake once, with its value', async () => {
+        const levels = ['administrator', 'ADMIN', '10', '', 'USER '];
+        for (const level of levels) {
           const query = `?level=${encodeURIComponent(level)}`;
           const res = await forward(server, { token: root.token, query });
           assertRefused(res, 403);
           assert.equal((res.json as { code: string }).code, 'UNKNOWN_LEVEL', level);
           assertRefused(await forward(server, { query }), 403);
         }
-        assert.equal(server.logs.filter((line) => line.includes('unknown level')).length, 1);
+        const warnings = server.logs.filter((line) => line.includes('unknown level')).map((line) => (JSON.parse(line) as { askedLevel?: string; level: string }));
+        assert.deepEqual(warnings.map((line) => line.askedLevel), levels);
+        assert.ok(warnings.every((line) => line.level === 'warn'));
+      });
+
+      it('logs at most 32 distinct unknown levels, so strangers cannot flood the log', async () => {
+        const before = server.logs.filter((line) => line.includes('unknown level')).length;
+        for (let i = 0; i < 50; i++) assertRefused(await forward(server, { query: `?level=made-up-${i}` }), 403);
+        assert.ok(server.logs.filter((line) => line.includes('unknown level')).length <= 32, 'bounded');
+        assert.ok(server.logs.filter((line) => line.includes('unknown level')).length > before);
       });
     });
 
@@ -334,6 +344,15 @@ describe('{base}/api/auth/forward', () => {
         assert.equal(res.headers['location'], `/login?rd=${encodeURIComponent('https://app.example/torrents?view=all&sort=name')}`);
         assert.equal(res.headers['cache-control'], 'no-store');
         assert.equal(res.headers['remote-user'], undefined);
+      });
+
+      it('leaves rd out when it would be longer than 2,048 characters (nginx answers 502 to a Location over its 4 KiB buffer)', async () => {
+        const long = { ...traefik, 'x-forwarded-uri': `/search?q=${'x'.repeat(2_100)}` };
+        const res = await forward(server, { query: '?login=/login', headers: long });
+        assert.equal(res.status, 302);
+        assert.equal(res.headers['location'], '/login');
+        const fits = { ...traefik, 'x-forwarded-uri': `/search?q=${'x'.repeat(1_900)}` };
+        assert.equal(rdOf((await forward(server, { query: '?login=/login', headers: fits })).headers['location'] ?? ''), `https://app.example/search?q=${'x'.repeat(1_900)}`);
       });
 
       it('appends rd with & when the login URL already has a query', async () => {

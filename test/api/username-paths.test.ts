@@ -104,3 +104,32 @@ describe('a users file from an older version holding "." and ".."', () => {
     }
   });
 });
+
+// The review after item 13: names that differ only by an invisible format character (U+200B,
+// U+FEFF, U+00AD, U+2060, ...) or a Hangul filler look the same. INTERFACE.md keeps usernames
+// "stored and compared exactly as sent", so they are accepted; logs and `users list` escape
+// those characters (test/unit/log-escaping.test.ts, test/cli/cli-users-names.test.ts).
+describe('usernames with invisible characters over the API', () => {
+  let server: TestServer;
+  let root: TestUser;
+
+  before(async () => {
+    ({ server, root } = await startPopulatedServer());
+  });
+  after(() => server.close());
+
+  it('registers names that look alike as distinct users, each kept, listed and logged in exactly', async () => {
+    const base = uniqueName('look');
+    const shapes = [base, `${base.slice(0, 2)}\u200b${base.slice(2)}`, `${base}\ufeff`, `\u00ad${base}`, `${base}\u2060`, `\u3164${base}`, `${base}\u{e0020}`];
+    const users = [];
+    for (const username of shapes) users.push(await createUser(server, root.token, { username }));
+    const listed = await names(server, root.token);
+    for (const user of users) {
+      assert.ok(listed.includes(user.username), `${JSON.stringify(user.username)} is listed exactly`);
+      assert.equal((await login(server, user.username, user.password)).status, 200);
+    }
+    // Each password opens its own account only.
+    const [first, second] = users as [TestUser, TestUser];
+    assertError(await login(server, first.username, second.password), 401, 'INVALID_CREDENTIALS');
+  });
+});

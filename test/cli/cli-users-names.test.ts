@@ -58,6 +58,9 @@ describe('gatehouse users list and names that would fool a terminal (issue 12, i
     ['a right-to-left override', 'admin\u202egnp.exe', 'admin\\u202egnp.exe'],
     ['an isolate and a mark', 'x\u2067y\u200fz\u061c', 'x\\u2067y\\u200fz\\u061c'],
     ['line and paragraph separators', 'line\u2028para\u2029end', 'line\\u2028para\\u2029end'],
+    ['a zero-width space (looks like admin)', 'ad\u200bmin', 'ad\\u200bmin'],
+    ['a byte-order mark and a soft hyphen', '\ufeffad\u00admin', '\\ufeffad\\u00admin'],
+    ['a Hangul filler', '\u3164admin', '\\u3164admin'],
   ];
   let dataDir = '';
 
@@ -71,7 +74,7 @@ describe('gatehouse users list and names that would fool a terminal (issue 12, i
   it('prints each such character as \\uXXXX and the rest as it is', async () => {
     const result = await runCli(['users', 'list', '--data-dir', dataDir]);
     assertOk(result, 'users list');
-    assert.ok(!/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/.test(result.stdout), JSON.stringify(result.stdout));
+    assert.ok(!/[\u007f-\u009f\u2028\u2029\p{Cf}\u115f\u1160\u3164\uffa0]/u.test(result.stdout), JSON.stringify(result.stdout));
     const names = result.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t')[0]);
     assert.deepEqual(names, ['admin', ...SAMPLES.map(([, , shown]) => shown)]);
   });

@@ -232,7 +232,8 @@ function isFloodCookieValid(cookieHeader: string | undefined, secret: string): b
  * - with `floodSecret`, every `/api/` request without a `jwt` cookie Flood would accept gets
  *   Flood's 401 `{"code":"FLOOD_UNAUTHORIZED"}`, as Flood with --auth none answers;
  * - `/api/activity-stream`: server-sent events, one every 100 ms, until the client goes;
- * - `/api/set-cookie`: answers with `Set-Cookie: jwt=from-upstream` (what Flood's verify does in none mode);
+ * - `/api/set-cookie`: answers with `Set-Cookie: jwt=from-upstream` (what Flood's verify does in none mode)
+ *   and a cookie of the app's own, `app=kept`;
  * - `/csp-violation`: an HTML page whose own CSP blocks its inline script (the browser tests' control);
  * - anything else: 200 JSON `{method, url, headers, bodyBytes, bodySha256}` as received.
  */
@@ -269,7 +270,7 @@ export async function startUpstream(options: { floodSecret?: string } = {}): Pro
       return;
     }
     const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
-    if (path === '/api/set-cookie') headers['set-cookie'] = 'jwt=from-upstream; Path=/';
+    if (path === '/api/set-cookie') headers['set-cookie'] = ['jwt=from-upstream; Path=/', 'app=kept; Path=/'];
     res.writeHead(200, headers);
     res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, bodyBytes: body.length, bodySha256: createHash('sha256').update(body).digest('hex') }));
   };

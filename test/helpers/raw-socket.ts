@@ -33,16 +33,7 @@ export function rawExchange(port: number, data: string | Buffer, timeoutMs = 5_0
       isDone = true;
       clearTimeout(timer);
       socket.destroy();
-      const text = Buffer.concat(chunks).toString('utf8');
-      const headEnd = text.indexOf('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = (headEnd < 0 ? text : text.slice(0, headEnd)).split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of headerLines) {
-        const colon = line.indexOf(':');
-        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      const match = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
-      resolve({ status: match === null ? undefined : Number(match[1]), statusLine, headers, body: headEnd < 0 ? '' : text.slice(headEnd + 4), text, error, closedByServer });
+      resolve({ ...parseRawResponse(Buffer.concat(chunks).toString('utf8')), error, closedByServer });
     };
     const timer = setTimeout(finish, timeoutMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseQuery } from '../../src/http/query.js';
+import { MAX_QUERY_PAIRS, parseQuery } from '../../src/http/query.js';
 
 describe('parseQuery', () => {
   const cases: ReadonlyArray<{ name: string; search: string; expected: Record<string, string> }> = [
@@ -56,5 +56,38 @@ describe('parseQuery, pairs without "="', () => {
 
   it('parses a query of 5,000 bare words and then one pair', () => {
     assert.deepEqual({ ...parseQuery(`${'x&'.repeat(5_000)}token=last`) }, { token: 'last' });
+  });
+});
+
+describe('parseQuery, hostile queries', () => {
+  it('decodes escapes without decodeURIComponent, whose bad-escape exceptions made a 16 KB query cost 50 ms', () => {
+    const original = globalThis.decodeURIComponent;
+    globalThis.decodeURIComponent = () => {
+      throw new Error('decodeURIComponent must not be used');
+    };
+    try {
+      assert.deepEqual({ ...parseQuery('user%20name=al%2Fice+x&e=%C3%A9%F0%9F%98%80&%=1&bad=%zz&s=%ED%A0%80&o=%C0%AE') }, {
+        'user name': 'al/ice x',
+        e: 'é😀',
+        bad: '%zz',
+        s: '%ED%A0%80',
+        o: '%C0%AE',
+      });
+    } finally {
+      globalThis.decodeURIComponent = original;
+    }
+  });
+
+  it('agrees with decodeURIComponent on every valid escape of a sample', () => {
+    for (const text of ['%41', '%c3%a9', '%E2%82%AC%20x', 'a%2Bb', '%F0%9F%98%80', '%25', '%2525']) {
+      assert.equal(parseQuery(`v=${text}`)['v'], decodeURIComponent(text), text);
+    }
+  });
+
+  it(`reads at most ${MAX_QUERY_PAIRS} pairs, so a query of bad escapes costs a bounded amount`, () => {
+    const many = Array.from({ length: MAX_QUERY_PAIRS }, (_, i) => `p${i}=1`).join('&');
+    assert.equal(parseQuery(`${many}&token=late`)['token'], undefined);
+    assert.equal(parseQuery(`token=early&${many}`)['token'], 'early');
+    assert.equal(Object.keys(parseQuery('%=&'.repeat(5_000))).length, 0);
   });
 });

@@ -327,3 +327,164 @@ describe('createWorkLimiter and uncapped work', () => {
     assert.ok(order.indexOf('other') <= 1, `the other client waited behind the administrator: ${order.join(', ')}`);
   });
 });
+
+describe('createWorkLimiter and a storm spread over networks (issue 12, item 7, review)', () => {
+  // The review's reproduction, counted in starts rather than time: 1 slot, 256 queued, 4 per
+  // client, 16 per network; 300 requests in flight from 600 addresses in 38 /24s (16 addresses
+  // each), so every storming client has a single task waiting and looks new.
+  const STORM_ADDRESSES = 600;
+  const keyOfAddress = (address: string): WorkKey => ({ client: address, network: `${address.slice(0, address.lastIndexOf('.'))}.0/24` });
+  const stormKey = (i: number): WorkKey => {
+    const n = i % STORM_ADDRESSES;
+    return keyOfAddress(`198.51.${Math.floor(n / 16)}.${n % 16}`);
+  };
+  /** One "hash": it ends on the next turn of the event loop, so the storm moves without any clock. */
+  const hash = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+  interface StormRun {
+    /** Starts between the legitimate login's arrival and its own start, for each one served. */
+    readonly slots: number[];
+    readonly refused: number;
+  }
+
+  async function legitimateLoginsDuringStorm(stormNetworks: number, logins: number): Promise<StormRun> {
+    const limiter = createWorkLimiter(1, 256, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    let starts = 0;
+    let next = 0;
+    let isStorming = true;
+    const addresses = stormNetworks * 16;
+    const attack = (): void => {
+      if (!isStorming) return;
+      const key = stormKey(next++ % addresses);
+      limiter
+        .run(key, () => {
+          starts++;
+          return hash();
+        })
+        .catch(() => undefined)
+        // A refusal is re-sent on the next turn, not at once (that would never yield).
+        .finally(() => setImmediate(attack));
+    };
+    for (let i = 0; i < 300; i++) attack();
+    while (starts < 1000) await settle();
+    assert.equal(limiter.queued, 256, 'the storm keeps the queue full');
+
+    const slots: number[] = [];
+    let refused = 0;
+    for (let k = 0; k < logins; k++) {
+      const arrival = starts;
+      let startedAt = -1;
+      await limiter
+        .run(keyOfAddress(`203.0.113.${k}`), () => {
+          startedAt = starts++;
+          return hash();
+        })
+        .then(
+          () => slots.push(startedAt - arrival),
+          (error: unknown) => {
+            assert.ok(error instanceof ServerBusy);
+            refused++;
+          },
+        );
+      for (let i = 0; i < 20; i++) await settle();
+    }
+    isStorming = false;
+    while (limiter.active > 0 || limiter.queued > 0) await settle();
+    return { slots, refused };
+  }
+
+  for (const networks of [17, 38]) {
+    it(`serves every legitimate login within 2 starts while 1 task from each of ${networks * 16} addresses in ${networks} /24s fills the queue`, async () => {
+      const { slots, refused } = await legitimateLoginsDuringStorm(networks, 20);
+      assert.equal(refused, 0, `${refused} of 20 legitimate logins were refused`);
+      assert.equal(slots.length, 20);
+      assert.ok(Math.max(...slots) <= 2, `starts waited: ${slots.join(', ')}`);
+    });
+  }
+
+  const keyOf = (client: string, network = `${client}-net`): WorkKey => ({ client, network });
+
+  it('lets a newcomer into a full queue by refusing the newest task of the network with the most waiting', async () => {
+    const limiter = createWorkLimiter(1, 4, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const order: string[] = [];
+    const refused: string[] = [];
+    const submit = (key: WorkKey, name: string): Promise<unknown> =>
+      limiter.run(key, async () => order.push(name)).catch((error: unknown) => {
+        assert.ok(error instanceof ServerBusy);
+        refused.push(name);
+      });
+    // Four clients of one /24, one task each; then a client of another network.
+    const all = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'].map((address) => submit(keyOf(address, '10.0.0.0/24'), address));
+    all.push(submit(keyOf('192.0.2.1', '192.0.2.0/24'), '192.0.2.1'));
+    await settle();
+    assert.deepEqual(refused, ['10.0.0.4']);
+    blocker.resolve();
+    await running;
+    await Promise.all(all);
+    assert.equal(order.indexOf('192.0.2.1') <= 1, true, order.join(', '));
+    assert.deepEqual([...order].sort(), ['10.0.0.1', '10.0.0.2', '10.0.0.3', '192.0.2.1']);
+  });
+
+  it('refuses a newcomer when every waiting task is the only one of its network', async () => {
+    const limiter = createWorkLimiter(1, 8, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    let ran = 0;
+    const all = Array.from({ length: 8 }, (_, n) => limiter.run(keyOf(`10.${n}.0.1`, `10.${n}.0.0/24`), async () => ran++));
+    await assert.rejects(limiter.run(keyOf('192.0.2.1', '192.0.2.0/24'), async () => ran++), ServerBusy);
+    blocker.resolve();
+    await running;
+    await Promise.all(all);
+    assert.equal(ran, 8);
+  });
+
+  it('gives the fresh turn only to a client alone in its network: a neighbour makes both busy', async () => {
+    const limiter = createWorkLimiter(1, 100, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const order: string[] = [];
+    const submit = (client: string, network: string): Promise<unknown> => limiter.run(keyOf(client, network), async () => order.push(client));
+    // Three new clients: two share 10.0.0.0/24, the third is alone in its /24.
+    const all = [submit('10.0.0.1', '10.0.0.0/24'), submit('10.0.0.2', '10.0.0.0/24'), submit('192.0.2.1', '192.0.2.0/24')];
+    blocker.resolve();
+    await running;
+    await Promise.all(all);
+    assert.deepEqual(order, ['192.0.2.1', '10.0.0.1', '10.0.0.2']);
+  });
+
+  it('serves a login within 2 starts per network ahead of it that has a single new task waiting', async () => {
+    const limiter = createWorkLimiter(1, 256, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const order: string[] = [];
+    const all: Array<Promise<unknown>> = [];
+    // 20 networks with one new client each (fresh), and 10 networks with 16 waiting each.
+    for (let n = 0; n < 20; n++) all.push(limiter.run(keyOf(`10.1.${n}.1`, `10.1.${n}.0/24`), async () => order.push('fresh')));
+    for (let n = 0; n < 10; n++) for (let c = 0; c < 16; c++) all.push(limiter.run(keyOf(`10.2.${n}.${c % 4}`, `10.2.${n}.0/24`), async () => order.push('busy')));
+    all.push(limiter.run(keyOf('192.0.2.1', '192.0.2.0/24'), async () => order.push('legitimate')));
+    blocker.resolve();
+    await running;
+    await Promise.all(all);
+    const slot = order.indexOf('legitimate') + 1;
+    assert.ok(slot <= 2 * 20 + 1, `the login started in slot ${slot}`);
+  });
+
+  it('never takes the place of a client alone in its network, however many newcomers press on a full queue', async () => {
+    const limiter = createWorkLimiter(1, 16, { maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
+    const blocker = deferred<void>();
+    const running = limiter.run(keyOf('blocker'), () => blocker.promise);
+    const legitimate = limiter.run(keyOf('192.0.2.1', '192.0.2.0/24'), async () => 'served');
+    // The storm fills the queue from 5 clients of one /24, then 100 newcomers, each from a
+    // network of its own, take places until every network has one task waiting.
+    const storm: Array<Promise<unknown>> = [];
+    for (let c = 0; c < 15; c++) storm.push(limiter.run(keyOf(`10.0.0.${c % 5}`, '10.0.0.0/24'), async () => undefined).catch(() => 'refused'));
+    for (let n = 0; n < 100; n++) storm.push(limiter.run(keyOf(`10.1.${n}.1`, `10.1.${n}.0/24`), async () => undefined).catch(() => 'refused'));
+    assert.equal(limiter.queued, 16);
+    blocker.resolve();
+    await running;
+    assert.equal(await legitimate, 'served');
+    await Promise.all(storm);
+  });
+});

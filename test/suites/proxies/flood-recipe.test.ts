@@ -100,6 +100,23 @@ for (const kind of PROXY_KINDS) {
       assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/api/auth')), []);
     });
 
+    it('sends /api/auth/* in any case to Gatehouse, never to Flood', async () => {
+      for (const path of ['/api/Auth/verify', '/api/AUTH/logout', '/api/auth/Verify', '/api/aUtH/users']) {
+        const res = await viaProxy(stack.proxy.port, { path, token: admin.token });
+        assert.ok(res.headers['set-cookie'] === undefined || res.headers['set-cookie'].every((line) => !line.startsWith('jwt=from-upstream')), path);
+      }
+      assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.toLowerCase().startsWith('/api/auth')), []);
+    });
+
+    it('reads no token from a client\'s own X-Original-URI or X-Forwarded-Uri: only the URI the proxy sets counts', async () => {
+      const before = stack.upstream.seen.length;
+      for (const header of ['x-original-uri', 'x-forwarded-uri']) {
+        const res = await viaProxy(stack.proxy.port, { path: '/api/torrents', headers: { [header]: `/api/torrents?token=${user.token}` } });
+        assert.equal(res.status, 401, `${header}: ${res.status} ${res.text}`);
+      }
+      assert.equal(stack.upstream.seen.length, before);
+    });
+
     it('serves Flood\'s web client without a session, and without the user\'s cookie', async () => {
       const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/login', headers: { accept: BROWSER_ACCEPT, cookie: `jwt=${user.token}` } }));
       assert.equal(echo.url, '/login');
