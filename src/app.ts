@@ -1,14 +1,15 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { MethodNotAllowed, RouteNotFound } from './errors.js';
 import { announcesBody } from './http/body.js';
 import { createBodyPolicy } from './http/body-policy.js';
 import type { ProxyTrust } from './http/client-address.js';
 import { readCookie } from './http/cookies.js';
-import { isExpectedError, toPublicError } from './http/errors.js';
+import { toPublicError, type PublicError } from './http/errors.js';
 import { isLingering, type LingerLimits } from './http/lingering-close.js';
 import { parseQuery } from './http/query.js';
-import { sendJson } from './http/respond.js';
-import { createRouter } from './http/router.js';
+import { sendRawJson } from './http/respond.js';
+import { createRouter, type RouteMissing } from './http/router.js';
 import type { Logger } from './log/logger.js';
 import type { RequestContext, Route } from './routes/context.js';
 
@@ -46,15 +47,32 @@ export function createApp(options: AppOptions): App {
   const bodyPolicy = createBodyPolicy(options.maxBodyBytes, options.lingerLimits);
   const isRequestLogged = logger.isEnabled('info');
 
+  const sendError = (req: IncomingMessage, res: ServerResponse, answer: PublicError): void => {
+    // A body still arriving would be parsed as the next request: close (gracefully) instead.
+    sendRawJson(res, answer.status, answer.json, bodyPolicy.closeIfBodyPending(req) ? Object.assign({}, answer.headers, { connection: 'close' }) : answer.headers);
+  };
+
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {
-    if (!isExpectedError(error)) logger.error('request failed', error, { method: req.method, path });
+    const answer = toPublicError(error);
+    if (answer.isLogged) logger.error('request failed', error, { method: req.method, path });
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const { status, body, headers } = toPublicError(error);
-    // A body still arriving would be parsed as the next request: close (gracefully) instead.
-    sendJson(res, status, body, bodyPolicy.closeIfBodyPending(req) ? Object.assign({}, headers, { connection: 'close' }) : headers);
+    sendError(req, res, answer);
+  };
+
+  // 404 and 405 are answered without an error thrown: the answers are built once (405: per path).
+  const notFound = toPublicError(new RouteNotFound());
+  const notAllowed = new Map<readonly string[], PublicError>();
+  const answerOfMiss = (miss: RouteMissing): PublicError => {
+    if (miss.allow === undefined) return notFound;
+    let answer = notAllowed.get(miss.allow);
+    if (answer === undefined) {
+      answer = toPublicError(new MethodNotAllowed(miss.allow));
+      notAllowed.set(miss.allow, answer);
+    }
+    return answer;
   };
 
   const logRequest = (req: IncomingMessage, status: number, path: string, address: string, startedAt: number): void => {
@@ -72,25 +90,29 @@ export function createApp(options: AppOptions): App {
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
     try {
       const match = router.match(req.method ?? 'GET', path);
-      const route = match.handler;
-      const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
-      const cookieToken = readCookie(req.headers.cookie, 'jwt');
-      const queryToken = query['token'];
-      const ctx: RequestContext = {
-        req,
-        res,
-        query,
-        param: match.param,
-        address,
-        credentials: {
-          cookieToken: cookieToken === '' ? undefined : cookieToken,
-          queryToken: queryToken === '' ? undefined : queryToken,
-        },
-      };
-      // Most requests announce no body and expect nothing: the handler runs at once.
-      const admitted = expectsContinue || announcesBody(req) ? bodyPolicy.admit(route.body, req, res, expectsContinue) : undefined;
-      const pending = admitted === undefined ? route.handler(ctx) : admitted.then(() => route.handler(ctx));
-      if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, path, error));
+      if (match.handler === undefined) {
+        sendError(req, res, answerOfMiss(match));
+      } else {
+        const route = match.handler;
+        const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
+        const cookieToken = readCookie(req.headers.cookie, 'jwt');
+        const queryToken = query['token'];
+        const ctx: RequestContext = {
+          req,
+          res,
+          query,
+          param: match.param,
+          address,
+          credentials: {
+            cookieToken: cookieToken === '' ? undefined : cookieToken,
+            queryToken: queryToken === '' ? undefined : queryToken,
+          },
+        };
+        // Most requests announce no body and expect nothing: the handler runs at once.
+        const admitted = expectsContinue || announcesBody(req) ? bodyPolicy.admit(route.body, req, res, expectsContinue) : undefined;
+        const pending = admitted === undefined ? route.handler(ctx) : admitted.then(() => route.handler(ctx));
+        if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, path, error));
+      }
     } catch (error) {
       fail(req, res, path, error);
     }

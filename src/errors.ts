@@ -10,7 +10,25 @@ export abstract class GatehouseError extends Error {
   abstract readonly code: string;
 }
 
-export class ValidationFailed extends GatehouseError {
+/**
+ * A refusal the service makes on purpose (bad input, no or weak credentials, busy, stopping):
+ * answered from the error table and never logged, so it is built without a stack trace, which
+ * was a fifth of the CPU of a 404 or 401 answer. What the operator must see (a failed store
+ * write, a bug) is not a Refusal and keeps its stack.
+ */
+export abstract class Refusal extends GatehouseError {
+  constructor(message: string, options?: ErrorOptions) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message, options);
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
+  }
+}
+
+export class ValidationFailed extends Refusal {
   readonly code = 'VALIDATION_FAILED';
   readonly problems: readonly Problem[];
   constructor(problems: readonly Problem[]) {
@@ -20,28 +38,28 @@ export class ValidationFailed extends GatehouseError {
   }
 }
 
-export class InvalidJson extends GatehouseError {
+export class InvalidJson extends Refusal {
   readonly code = 'INVALID_JSON';
   constructor(message = 'The body is not valid JSON.') {
     super(message);
   }
 }
 
-export class BodyTooLarge extends GatehouseError {
+export class BodyTooLarge extends Refusal {
   readonly code = 'BODY_TOO_LARGE';
   constructor(maxBytes: number) {
     super(`The body is larger than ${maxBytes} bytes.`);
   }
 }
 
-export class UnsupportedMediaType extends GatehouseError {
+export class UnsupportedMediaType extends Refusal {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
   constructor() {
     super('The body must be sent as application/json.');
   }
 }
 
-export class InvalidPathParameter extends GatehouseError {
+export class InvalidPathParameter extends Refusal {
   readonly code = 'INVALID_PATH_PARAMETER';
   constructor() {
     super('The path does not name a valid user.');
@@ -49,21 +67,21 @@ export class InvalidPathParameter extends GatehouseError {
 }
 
 /** Every token failure and every missing credential: one status, one body. */
-export class AuthRequired extends GatehouseError {
+export class AuthRequired extends Refusal {
   readonly code = 'AUTH_REQUIRED';
   constructor() {
     super('Authentication is required.');
   }
 }
 
-export class InvalidCredentials extends GatehouseError {
+export class InvalidCredentials extends Refusal {
   readonly code = 'INVALID_CREDENTIALS';
   constructor() {
     super('Username or password is incorrect.');
   }
 }
 
-export class NotAdministrator extends GatehouseError {
+export class NotAdministrator extends Refusal {
   readonly code = 'NOT_ADMINISTRATOR';
   constructor() {
     super('This action needs an administrator.');
@@ -71,21 +89,21 @@ export class NotAdministrator extends GatehouseError {
 }
 
 /** The forward URL asks for a level other than ADMINISTRATOR or USER: an operator's typo, refused for everyone. */
-export class UnknownLevel extends GatehouseError {
+export class UnknownLevel extends Refusal {
   readonly code = 'UNKNOWN_LEVEL';
   constructor() {
     super('The proxy asks for an access level that does not exist.');
   }
 }
 
-export class RouteNotFound extends GatehouseError {
+export class RouteNotFound extends Refusal {
   readonly code = 'NOT_FOUND';
   constructor() {
     super('There is nothing at this path.');
   }
 }
 
-export class MethodNotAllowed extends GatehouseError {
+export class MethodNotAllowed extends Refusal {
   readonly code = 'METHOD_NOT_ALLOWED';
   readonly allow: readonly string[];
   constructor(allow: readonly string[]) {
@@ -94,28 +112,28 @@ export class MethodNotAllowed extends GatehouseError {
   }
 }
 
-export class UsernameTaken extends GatehouseError {
+export class UsernameTaken extends Refusal {
   readonly code = 'USERNAME_TAKEN';
   constructor() {
     super('That username is already taken.');
   }
 }
 
-export class UserNotFound extends GatehouseError {
+export class UserNotFound extends Refusal {
   readonly code = 'USER_NOT_FOUND';
   constructor() {
     super('No user has that username.');
   }
 }
 
-export class LastAdministrator extends GatehouseError {
+export class LastAdministrator extends Refusal {
   readonly code = 'LAST_ADMINISTRATOR';
   constructor() {
     super('The last administrator cannot be deleted or demoted.');
   }
 }
 
-export class TooManyAttempts extends GatehouseError {
+export class TooManyAttempts extends Refusal {
   readonly code = 'TOO_MANY_ATTEMPTS';
   readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
@@ -124,7 +142,7 @@ export class TooManyAttempts extends GatehouseError {
   }
 }
 
-export class ServerBusy extends GatehouseError {
+export class ServerBusy extends Refusal {
   readonly code = 'SERVER_BUSY';
   readonly retryAfterSeconds = 1;
   constructor() {
@@ -149,7 +167,7 @@ export class StoreOutcomeUnknown extends GatehouseError {
 }
 
 /** The store is closed because the service is stopping; nothing was applied. */
-export class StoreClosed extends GatehouseError {
+export class StoreClosed extends Refusal {
   readonly code = 'SERVICE_STOPPING';
   constructor() {
     super('The service is stopping; the change was not applied.');
@@ -157,7 +175,7 @@ export class StoreClosed extends GatehouseError {
 }
 
 /** A request that arrived while the service stops (the forward endpoint answers it, nothing else). */
-export class ServiceStopping extends GatehouseError {
+export class ServiceStopping extends Refusal {
   readonly code = 'SERVICE_STOPPING';
   constructor() {
     super('The service is stopping; try again shortly.');
@@ -165,7 +183,7 @@ export class ServiceStopping extends GatehouseError {
 }
 
 /** The client went away (or was cut off by a timeout) before its request was read or served. */
-export class ClientAborted extends GatehouseError {
+export class ClientAborted extends Refusal {
   readonly code = 'CLIENT_ABORTED';
   constructor() {
     super('The request was abandoned before it was complete.');
@@ -173,7 +191,7 @@ export class ClientAborted extends GatehouseError {
 }
 
 /** With `--auth none`, a request that did not come through a trusted proxy or loopback. */
-export class ProxyRequired extends GatehouseError {
+export class ProxyRequired extends Refusal {
   readonly code = 'PROXY_REQUIRED';
   constructor() {
     super('Without accounts, this service only answers its authenticating proxy.');
@@ -181,7 +199,7 @@ export class ProxyRequired extends GatehouseError {
 }
 
 /** With no users yet, a registration through a host name nobody listed (DNS rebinding: SECURITY.md). */
-export class HostNotAllowed extends GatehouseError {
+export class HostNotAllowed extends Refusal {
   readonly code = 'HOST_NOT_ALLOWED';
   constructor() {
     super(
@@ -191,7 +209,7 @@ export class HostNotAllowed extends GatehouseError {
 }
 
 /** The token was refused; `reason` says why, for tests and debug logs only. */
-export class TokenInvalid extends GatehouseError {
+export class TokenInvalid extends Refusal {
   readonly code = 'AUTH_TOKEN_INVALID';
   readonly reason: string;
   constructor(reason: string) {

@@ -18,7 +18,7 @@
 // 403 (a USER on /users), 404 (unknown path). A forward scenario on a build without the route
 // prints "route missing".
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -39,8 +39,19 @@ const { values: opts } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     'server-cpus': { type: 'string', default: '0' },
     'loadgen-cpus': { type: 'string', default: '1' },
+    help: { type: 'boolean', default: false },
   },
 });
+if (opts.help) {
+  // The comment at the top of this file is the help.
+  const help = [];
+  for (const text of readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1)) {
+    if (!text.startsWith('//')) break;
+    help.push(text.replace(/^\/\/ ?/, ''));
+  }
+  process.stdout.write(`${help.join('\n')}\n`);
+  process.exit(0);
+}
 const rounds = Number(opts.rounds);
 const seconds = Number(opts.seconds);
 const conns = Number(opts.conns);

@@ -3,7 +3,11 @@ import * as errors from '../errors.js';
 export interface PublicError {
   readonly status: number;
   readonly body: { readonly code: string; readonly message: string };
+  /** The body as JSON, serialized once per kind of error. */
+  readonly json: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** True for what the operator must see, logged with its cause and stack: anything but a Refusal. */
+  readonly isLogged: boolean;
 }
 
 /** The `code` of every concrete error class in errors.ts. */
@@ -40,26 +44,38 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   SERVICE_STOPPING: 503,
 };
 
-const INTERNAL: PublicError = {
-  status: 500,
-  body: { code: 'INTERNAL_ERROR', message: 'Something went wrong on the server.' },
-  headers: {},
-};
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+const INTERNAL_BODY = { code: 'INTERNAL_ERROR', message: 'Something went wrong on the server.' } as const;
+const INTERNAL: PublicError = Object.freeze({ status: 500, body: INTERNAL_BODY, json: JSON.stringify(INTERNAL_BODY), headers: NO_HEADERS, isLogged: true });
+
+// The answer of each error class without headers of its own, kept while its message stays the
+// same: the refusals on the hot path (401, 403, 404) build no object and serialize nothing.
+// One entry per class, so an error whose message varies (ValidationFailed) cannot grow it.
+const answerByClass = new WeakMap<object, PublicError>();
 
 /** Maps any thrown value to what the client may see. Unknown errors never echo their message. */
 export function toPublicError(error: unknown): PublicError {
   if (!(error instanceof errors.GatehouseError)) return INTERNAL;
   const status = (STATUS_BY_CODE as Readonly<Record<string, number>>)[error.code];
   if (status === undefined) return INTERNAL;
-  const headers: Record<string, string> = {};
-  if (error instanceof errors.MethodNotAllowed) headers['allow'] = error.allow.join(', ');
+  const isLogged = !(error instanceof errors.Refusal);
+  if (error instanceof errors.MethodNotAllowed) return answerOf(status, error, { allow: error.allow.join(', ') }, isLogged);
   if (error instanceof errors.TooManyAttempts || error instanceof errors.ServerBusy) {
-    headers['retry-after'] = String(error.retryAfterSeconds);
+    return answerOf(status, error, { 'retry-after': String(error.retryAfterSeconds) }, isLogged);
   }
-  return { status, body: { code: error.code, message: error.message }, headers };
+  const known = answerByClass.get(error.constructor);
+  if (known !== undefined && known.body.message === error.message) return known;
+  const answer = answerOf(status, error, NO_HEADERS, isLogged);
+  answerByClass.set(error.constructor, answer);
+  return answer;
 }
 
-/** True for errors we expect from clients; anything else is logged with its cause. */
+function answerOf(status: number, error: errors.GatehouseError, headers: Readonly<Record<string, string>>, isLogged: boolean): PublicError {
+  const body = Object.freeze({ code: error.code, message: error.message });
+  return Object.freeze({ status, body, json: JSON.stringify(body), headers, isLogged });
+}
+
+/** True for errors we expect from clients (refusals); anything else is logged with its cause. */
 export function isExpectedError(error: unknown): boolean {
-  return error instanceof errors.GatehouseError && toPublicError(error) !== INTERNAL && error.code !== 'STORE_WRITE_FAILED' && error.code !== 'STORE_OUTCOME_UNKNOWN';
+  return !toPublicError(error).isLogged;
 }

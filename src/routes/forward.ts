@@ -35,7 +35,7 @@ const MAX_LOGGED_UNKNOWN_LEVELS = 32;
  */
 export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const { session, allowedRedirectHosts, isStopping, logger } = deps;
-  const bodyOf = (error: Error): Buffer => Buffer.from(JSON.stringify(toPublicError(error).body));
+  const bodyOf = (error: Error): Buffer => Buffer.from(toPublicError(error).json);
   const allowedBody = Buffer.from('{}');
   const unauthenticatedBody = bodyOf(new AuthRequired());
   const notAdministratorBody = bodyOf(new NotAdministrator());

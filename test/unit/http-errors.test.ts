@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AuthRequired, StoreWriteFailed, TokenInvalid } from '../../src/errors.js';
+import { AuthRequired, MethodNotAllowed, NotAdministrator, RouteNotFound, StoreWriteFailed, TokenInvalid, TooManyAttempts, ValidationFailed } from '../../src/errors.js';
 import { isExpectedError, toPublicError } from '../../src/http/errors.js';
 
 describe('toPublicError', () => {
@@ -28,5 +28,36 @@ describe('toPublicError', () => {
     const error = new StoreWriteFailed({ cause: new Error('EIO') });
     assert.equal(toPublicError(error).status, 503);
     assert.equal(isExpectedError(error), false);
+  });
+});
+
+describe('toPublicError, once per answer', () => {
+  it('carries the body as JSON, and the same answer object for every error of a fixed kind', () => {
+    for (const make of [() => new AuthRequired(), () => new NotAdministrator(), () => new RouteNotFound(), () => new StoreWriteFailed()]) {
+      const first = toPublicError(make());
+      assert.equal(first.json, JSON.stringify(first.body));
+      assert.equal(toPublicError(make()), first, `${first.body.code} was built again`);
+    }
+  });
+
+  it('builds the answer of an error whose message varies from that message', () => {
+    const a = toPublicError(new ValidationFailed([{ path: 'a', message: 'is required' }]));
+    const b = toPublicError(new ValidationFailed([{ path: 'b', message: 'is required' }]));
+    assert.deepEqual(JSON.parse(a.json), a.body);
+    assert.equal(a.body.message, 'a: is required');
+    assert.equal(b.body.message, 'b: is required');
+  });
+
+  it('builds the headers of each error that has its own (Allow, Retry-After)', () => {
+    assert.equal(toPublicError(new MethodNotAllowed(['GET'])).headers['allow'], 'GET');
+    assert.equal(toPublicError(new MethodNotAllowed(['GET', 'PATCH'])).headers['allow'], 'GET, PATCH');
+    assert.equal(toPublicError(new TooManyAttempts(30)).headers['retry-after'], '30');
+    assert.equal(toPublicError(new TooManyAttempts(5)).headers['retry-after'], '5');
+  });
+
+  it('says whether the operator must see the error (logged with its stack)', () => {
+    assert.equal(toPublicError(new AuthRequired()).isLogged, false);
+    assert.equal(toPublicError(new StoreWriteFailed()).isLogged, true);
+    assert.equal(toPublicError(new Error('bug')).isLogged, true);
   });
 });

@@ -73,3 +73,15 @@ describe('logger batching', () => {
     );
   });
 });
+
+describe('request line durations', () => {
+  it('writes durationMs as the same text String() gives, for every hundredth up to 12 ms and for odd values', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', format: 'json', stdout: out.sink, stderr: out.sink, now: () => 0 });
+    const durations = [...Array.from({ length: 1200 }, (_, hundredths) => Math.round(hundredths) / 100), 0.001, 0.125, 3.14159, 9.995, 1234.56, 1e21];
+    for (const duration of durations) logger.request('GET', '/p', 200, duration, '::1');
+    logger.flush();
+    const texts = out.writes.join('').split('\n').filter((line) => line !== '').map((line) => /"durationMs":([^,]*),/.exec(line)?.[1]);
+    assert.deepEqual(texts, durations.map((duration) => String(duration)));
+  });
+});
