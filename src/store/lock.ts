@@ -46,6 +46,8 @@ interface LockRecord {
   readonly pidNamespace: string | null;
   readonly startedAt: string;
   readonly renewedAt: string;
+  /** CLOCK_BOOTTIME (/proc/uptime) at renewal in ms: comparable on one kernel, never stepped. Absent before it was added. */
+  readonly renewedBootMs?: number | null;
 }
 
 export class DataDirLocked extends Error {
@@ -84,6 +86,8 @@ export interface LockOptions {
   readonly identity?: HolderIdentity;
   /** Wall clock in milliseconds since the epoch (tests). */
   readonly now?: () => number;
+  /** This kernel's boot clock in milliseconds (/proc/uptime, CLOCK_BOOTTIME); undefined where there is none (tests). */
+  readonly bootClock?: () => number | undefined;
   /** Called once when the starter waits for a lease that looks live but may be stale. */
   readonly onWait?: (message: string) => void;
 }
@@ -97,14 +101,16 @@ const heldHere = new Set<string>();
  * random temp name and holds a random nonce, host, pid, boot id, pid namespace and lease time;
  * the lease is renewed every `renewEveryMs` on an unref'd timer. A lock found is stale at once
  * when its holder ran under our kernel and pid namespace and its pid is gone, or (same kernel,
- * same clock) its lease is older than `expiryMs`; otherwise the starter watches it: renewed
- * means live (DataDirLocked), unchanged for `expiryMs` means stale and it is taken over.
+ * another pid namespace) its lease is older than `expiryMs` by the kernel's boot clock (never by
+ * the wall clock, which steps); otherwise the starter watches it: renewed means live
+ * (DataDirLocked), unchanged for `expiryMs` means stale and it is taken over.
  */
 export async function lockDataDir(dir: string, options: LockOptions): Promise<DataDirLock> {
   const timing = options.timing ?? DEFAULT_LEASE;
   if (!(timing.expiryMs >= 3 * timing.renewEveryMs && timing.renewEveryMs > 0 && timing.pollMs > 0)) throw new TypeError('the lease expiry must be at least three renewal periods');
   const identity = options.identity ?? ownIdentity();
   const now = options.now ?? Date.now;
+  const bootClock = options.bootClock ?? readBootClock;
   const path = join(dir, LOCK_FILE);
   const nonce = randomBytes(16).toString('hex');
   const startedAt = new Date(now()).toISOString();
@@ -119,6 +125,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
       pidNamespace: identity.pidNamespace ?? null,
       startedAt,
       renewedAt: new Date(now()).toISOString(),
+      renewedBootMs: bootClock() ?? null,
     };
     return `${JSON.stringify(record)}\n`;
   };
@@ -134,13 +141,13 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
     }
     const seen = await readLockFile(path);
     if (seen === undefined) continue; // released meanwhile: try again
-    let verdict = judge(seen, identity, now(), timing);
+    let verdict = judge(seen, identity, bootClock(), timing);
     if (verdict === 'unsure') {
       if (!hasAnnouncedWait) {
         hasAnnouncedWait = true;
         options.onWait?.(`waiting up to ${Math.ceil(timing.expiryMs / 1000)} s for the lock on ${dir}, held by ${describeHolder(seen, identity, now())}: it is taken over if its lease is not renewed`);
       }
-      const watched = await watch(path, seen, identity, now, timing);
+      const watched = await watch(path, seen, identity, bootClock, timing);
       if (watched.outcome === 'changed') {
         const next = watched.next;
         if (next !== undefined && next.record !== undefined && next.record.nonce === seen.record?.nonce) verdict = 'live';
@@ -168,34 +175,38 @@ interface SeenLock {
 
 type Verdict = 'stale' | 'live' | 'unsure';
 
-function judge(seen: SeenLock, ours: HolderIdentity, nowMs: number, timing: LeaseTiming): Verdict {
+function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefined, timing: LeaseTiming): Verdict {
   const { record } = seen;
   if (record === undefined) {
     // Format 1 named only a pid, in its own namespace: believe a live pid as that version did.
     if (seen.legacyPid !== undefined && seen.legacyPid !== ours.pid && isProcessAlive(seen.legacyPid)) return 'live';
-    return nowMs - seen.mtimeMs > timing.expiryMs ? 'stale' : 'unsure';
+    return Date.now() - seen.mtimeMs > timing.expiryMs ? 'stale' : 'unsure';
   }
   if (heldHere.has(record.nonce)) return 'live';
   if (ours.bootId === undefined || record.bootId !== ours.bootId) return 'unsure';
-  // The same kernel: the same wall clock, so the lease time can be compared with ours.
-  const renewedAt = Date.parse(record.renewedAt);
-  if (!Number.isFinite(renewedAt) || nowMs - renewedAt > timing.expiryMs) return 'stale';
-  if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace && record.pid !== ours.pid && !isProcessAlive(record.pid)) return 'stale';
-  // Our own pid in our namespace is this process: the lock is a previous life's (a restarted
-  // container). A namespace's number is reused only once it is gone, with every process in it,
-  // so a holder whose number we now have is dead either way.
-  if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace && record.pid === ours.pid) return 'stale';
+  if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace) {
+    // Our own pid in our namespace is this process: the lock is a previous life's (a restarted
+    // container). A namespace's number is reused only once it is gone, with every process in it,
+    // so a holder whose number we now have is dead either way.
+    if (record.pid === ours.pid) return 'stale';
+    // A live pid is never stale by age, whatever the clocks say: only watching can tell.
+    return isProcessAlive(record.pid) ? 'unsure' : 'stale';
+  }
+  // The same kernel: the boot clock (CLOCK_BOOTTIME) is shared and never stepped, unlike the wall
+  // clock, so the lease's age can be read from it. A lease without it is only watched.
+  const renewedBootMs = record.renewedBootMs;
+  if (typeof renewedBootMs === 'number' && bootNowMs !== undefined && bootNowMs - renewedBootMs > timing.expiryMs) return 'stale';
   return 'unsure';
 }
 
 /** Watches a lock that may be live: 'changed' as soon as its content changes, 'stale' once it has not for an expiry. */
-async function watch(path: string, seen: SeenLock, ours: HolderIdentity, now: () => number, timing: LeaseTiming): Promise<{ outcome: 'changed'; next: SeenLock | undefined } | { outcome: 'stale' }> {
+async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClock: () => number | undefined, timing: LeaseTiming): Promise<{ outcome: 'changed'; next: SeenLock | undefined } | { outcome: 'stale' }> {
   const until = performance.now() + timing.expiryMs;
   while (performance.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, timing.pollMs));
     const next = await readLockFile(path);
     if (next === undefined || next.text !== seen.text) return { outcome: 'changed', next };
-    if (judge(next, ours, now(), timing) === 'stale') return { outcome: 'stale' };
+    if (judge(next, ours, bootClock(), timing) === 'stale') return { outcome: 'stale' };
   }
   return { outcome: 'stale' };
 }
@@ -358,7 +369,9 @@ function parseLock(text: string): { record: LockRecord | undefined; legacyPid: n
   const isPid = typeof pid === 'number' && Number.isInteger(pid) && pid > 0;
   const strings = ['nonce', 'purpose', 'host', 'startedAt', 'renewedAt'].every((key) => typeof value[key] === 'string');
   const optional = ['bootId', 'pidNamespace'].every((key) => value[key] === null || typeof value[key] === 'string');
-  if (value['format'] === LOCK_FORMAT && isPid && strings && optional) return { record: value as unknown as LockRecord, legacyPid: undefined };
+  const bootMs = value['renewedBootMs'];
+  const isBootMs = bootMs === undefined || bootMs === null || (typeof bootMs === 'number' && Number.isFinite(bootMs));
+  if (value['format'] === LOCK_FORMAT && isPid && strings && optional && isBootMs) return { record: value as unknown as LockRecord, legacyPid: undefined };
   return { record: undefined, legacyPid: isPid && Object.keys(value).length === 1 ? pid : undefined };
 }
 
@@ -381,6 +394,12 @@ function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs:
 
 function ownIdentity(): HolderIdentity {
   return { host: hostname(), pid: process.pid, bootId: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()), pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')) };
+}
+
+/** CLOCK_BOOTTIME in milliseconds: /proc/uptime's first field (counts suspend, never stepped). */
+function readBootClock(): number | undefined {
+  const seconds = Number(readOptional(() => readFileSync('/proc/uptime', 'utf8').split(' ')[0] ?? ''));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : undefined;
 }
 
 function readOptional(read: () => string): string | undefined {

@@ -3,8 +3,8 @@
 // that finds its lease taken over, release by nonce, and a blocked holder that stops writing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -38,9 +38,16 @@ async function lockRecord(dir: string): Promise<Record<string, unknown>> {
 }
 
 /** A lock file as a holder that stopped renewing left it. */
-async function writeAbandonedLock(dir: string, identity: HolderIdentity, renewedAt: number, nonce = 'f'.repeat(32)): Promise<void> {
-  const record = { format: 2, nonce, purpose: 'serve', host: identity.host, pid: identity.pid, bootId: identity.bootId, pidNamespace: identity.pidNamespace, startedAt: new Date(renewedAt).toISOString(), renewedAt: new Date(renewedAt).toISOString() };
-  await writeFile(join(dir, LOCK_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+async function writeAbandonedLock(dir: string, identity: HolderIdentity, renewedAt: number, nonce = 'f'.repeat(32), renewedBootMs: number | null = bootClockMs() - (Date.now() - renewedAt)): Promise<void> {
+  const record = { format: 2, nonce, purpose: 'serve', host: identity.host, pid: identity.pid, bootId: identity.bootId, pidNamespace: identity.pidNamespace, startedAt: new Date(renewedAt).toISOString(), renewedAt: new Date(renewedAt).toISOString(), renewedBootMs };
+  const temp = join(dir, `planted-${nonce}.tmp`);
+  await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  await rename(temp, join(dir, LOCK_FILE)); // whole, as a holder writes it: a watcher never reads it torn
+}
+
+/** This kernel's boot clock (CLOCK_BOOTTIME, as /proc/uptime shows it) in milliseconds. */
+function bootClockMs(): number {
+  return Math.round(Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 1000);
 }
 
 describe('the data directory lock: identity and lease', () => {
@@ -125,6 +132,42 @@ describe('the data directory lock: identity and lease', () => {
     const waits: string[] = [];
     await (await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: CONTAINER_2, onWait: (message) => waits.push(message) })).release();
     assert.deepEqual(waits, []);
+  });
+
+  it('a starter whose wall clock is 15 s ahead does not take over a live holder in its own pid namespace', async () => {
+    const dir = await dataDir();
+    // The holder: a live process (this one) in our namespace that renews; the starter poses as another pid.
+    const holder = { ...HERE, pid: process.pid };
+    await writeAbandonedLock(dir, holder, Date.now(), 'a'.repeat(32));
+    const renewing = setInterval(() => void writeAbandonedLock(dir, holder, Date.now(), 'a'.repeat(32)), TIMING.renewEveryMs);
+    try {
+      const waits: string[] = [];
+      await assert.rejects(lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, now: () => Date.now() + 15_000, onWait: (message) => waits.push(message) }), DataDirLocked);
+      assert.equal((await lockRecord(dir))['nonce'], 'a'.repeat(32));
+    } finally {
+      clearInterval(renewing);
+    }
+  });
+
+  it('a starter whose wall clock is 15 s ahead does not take over a live lease of another container on this kernel (the boot clock decides)', async () => {
+    const dir = await dataDir();
+    await writeAbandonedLock(dir, CONTAINER_1, Date.now(), 'b'.repeat(32));
+    const renewing = setInterval(() => void writeAbandonedLock(dir, CONTAINER_1, Date.now(), 'b'.repeat(32)), TIMING.renewEveryMs);
+    try {
+      await assert.rejects(lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: CONTAINER_2, now: () => Date.now() + 15_000 }), DataDirLocked);
+      assert.equal((await lockRecord(dir))['nonce'], 'b'.repeat(32));
+    } finally {
+      clearInterval(renewing);
+    }
+  });
+
+  it('records the boot clock with each renewal', async () => {
+    const dir = await dataDir();
+    const lock = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE });
+    const recorded = (await lockRecord(dir))['renewedBootMs'];
+    assert.equal(typeof recorded, 'number');
+    assert.ok(Math.abs(Number(recorded) - bootClockMs()) < 5_000);
+    await lock.release();
   });
 
   it('takes over an unreadable lock file once it is older than the expiry', async () => {
