@@ -160,7 +160,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
       const latest = (await readLockFile(path)) ?? seen;
       throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.record?.pid ?? latest.legacyPid ?? 0);
     }
-    await takeOver(path, seen.text);
+    await takeOver(dir, path, seen.text);
   }
   throw new Error(`could not take the lock ${path}: other processes keep taking it`);
 }
@@ -320,8 +320,14 @@ async function removeOldLockTemps(dir: string, nowMs: number, olderThanMs: numbe
   }
 }
 
-/** Removes the stale lock only if it still holds what we judged stale, under an exclusive takeover file. */
-async function takeOver(path: string, staleContent: string): Promise<void> {
+/**
+ * Removes the stale lock only if it still holds what we judged stale, under an exclusive takeover
+ * file. The lock is first renamed to a unique grave name (atomic: the grave holds exactly what was
+ * the lock) and only then compared, so a starter that stalled between judging and removing (a
+ * freeze, a hung NFS server, longer than STALE_TAKEOVER_MS) never deletes a lock someone took
+ * meanwhile: that one is linked back into place, which fails safely if a newer lock exists.
+ */
+async function takeOver(dir: string, path: string, staleContent: string): Promise<void> {
   const takeover = `${path}.takeover`;
   try {
     await fs.writeFile(takeover, String(process.pid), { flag: 'wx', mode: 0o600 });
@@ -333,7 +339,20 @@ async function takeOver(path: string, staleContent: string): Promise<void> {
     return;
   }
   try {
-    if ((await readLockFile(path))?.text === staleContent) await fs.unlink(path).catch(() => undefined);
+    if ((await readLockFile(path))?.text !== staleContent) return;
+    // Named like a lock temp file: one left by a crash here is removed once old (removeOldLockTemps).
+    const grave = join(dir, `.${LOCK_FILE}.${randomBytes(16).toString('hex')}.tmp`);
+    try {
+      await fs.rename(path, grave);
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT')) return;
+      throw error;
+    }
+    const moved = await fs.readFile(grave, 'utf8').catch(() => undefined);
+    // Not what we judged stale: a holder's live lock. Put it back; if a newer lock exists already,
+    // link fails and the displaced holder sees another nonce at its next renewal and stops.
+    if (moved !== undefined && moved !== staleContent) await fs.link(grave, path).catch(() => undefined);
+    await fs.unlink(grave).catch(() => undefined);
   } finally {
     await fs.unlink(takeover).catch(() => undefined);
   }

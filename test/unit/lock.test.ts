@@ -3,7 +3,7 @@
 // that finds its lease taken over, release by nonce, and a blocked holder that stops writing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, promises as fsPromises, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,6 +168,51 @@ describe('the data directory lock: identity and lease', () => {
     assert.equal(typeof recorded, 'number');
     assert.ok(Math.abs(Number(recorded) - bootClockMs()) < 5_000);
     await lock.release();
+  });
+
+  it('a starter that stalls after judging a lock stale never removes the lock another starter took meanwhile', async () => {
+    const dir = await dataDir();
+    const lockPath = join(dir, LOCK_FILE);
+    await writeAbandonedLock(dir, { ...HERE, pid: 2 ** 22 - 7 }, Date.now());
+    // The first starter's removal of the stale lock (whichever call does it) stalls until released.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let announceStall: () => void = () => undefined;
+    const stalled = new Promise<void>((resolve) => (announceStall = resolve));
+    const { unlink, rename: renameFile } = fsPromises;
+    let isFirst = true;
+    const stallFirst = async (path: unknown): Promise<void> => {
+      if (!isFirst || String(path) !== lockPath) return;
+      isFirst = false;
+      announceStall();
+      await released;
+    };
+    fsPromises.unlink = async (path) => {
+      await stallFirst(path);
+      return unlink(path);
+    };
+    fsPromises.rename = async (from, to) => {
+      await stallFirst(from);
+      return renameFile(from, to);
+    };
+    try {
+      const first = lockDataDir(dir, { purpose: 'users passwd', timing: TIMING, identity: HERE });
+      await stalled;
+      // It stalls past STALE_TAKEOVER_MS: its takeover file is old, and another starter takes over.
+      const old = new Date(Date.now() - 60_000);
+      await utimes(`${lockPath}.takeover`, old, old);
+      const second = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: { ...HERE, pid: process.pid } });
+      const secondNonce = (await lockRecord(dir))['nonce'];
+      release();
+      await assert.rejects(first, DataDirLocked);
+      assert.equal((await lockRecord(dir))['nonce'], secondNonce, 'the late starter removed or replaced the new holder\'s lock');
+      assert.equal(second.isHeld(), true);
+      await second.release();
+    } finally {
+      release();
+      fsPromises.unlink = unlink;
+      fsPromises.rename = renameFile;
+    }
   });
 
   it('takes over an unreadable lock file once it is older than the expiry', async () => {
