@@ -137,7 +137,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
     if (await createWhole(dir, path, content())) {
       heldHere.add(nonce);
       await removeOldLockTemps(dir, now(), timing.expiryMs);
-      return holdLease({ dir, path, nonce, timing, content });
+      return holdLease({ dir, path, nonce, timing, content, now });
     }
     const seen = await readLockFile(path);
     if (seen === undefined) continue; // released meanwhile: try again
@@ -211,10 +211,11 @@ async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClo
   return { outcome: 'stale' };
 }
 
-function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string }): DataDirLock {
-  const { dir, path, nonce, timing, content } = held;
+function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string; now: () => number }): DataDirLock {
+  const { dir, path, nonce, timing, content, now } = held;
   const selfExpiryMs = timing.expiryMs - 2 * timing.renewEveryMs;
   let renewedAt = performance.now();
+  let renewedWall = now();
   let state: 'held' | 'lost' | 'released' = 'held';
   let lastError: unknown;
   let renewing: Promise<void> = Promise.resolve();
@@ -222,7 +223,10 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
   const lost = new Promise<DataDirLockLost>((resolve) => {
     announceLost = resolve;
   });
-  const isFresh = (): boolean => performance.now() - renewedAt < selfExpiryMs;
+  // CLOCK_MONOTONIC (performance.now) stops during a system suspend; the wall clock does not
+  // (and is stepped back to the truth after one): both must say fresh. A forward wall-clock step
+  // past the self-expiry therefore also counts the lease lost, since the two cannot be told apart.
+  const isFresh = (): boolean => performance.now() - renewedAt < selfExpiryMs && now() - renewedWall < selfExpiryMs;
   const lose = (reason: string): void => {
     if (state !== 'held') return;
     state = 'lost';
@@ -233,9 +237,11 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
   const renew = async (): Promise<void> => {
     if (state !== 'held') return;
     const startedAt = performance.now();
+    const startedWall = now();
     if (!isFresh()) {
       const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      lose(`its lease was not renewed for ${Math.round((startedAt - renewedAt) / 1000)} s${cause}, so another process may have taken the directory over`);
+      const forMs = Math.max(startedAt - renewedAt, startedWall - renewedWall);
+      lose(`its lease was not renewed for ${Math.round(forMs / 1000)} s${cause}, so another process may have taken the directory over`);
       return;
     }
     try {
@@ -245,6 +251,7 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
       if (seen.record?.nonce !== nonce) return lose(`another process took the lock over: ${describeHolder(seen, undefined, Date.now())}`);
       await replaceWhole(dir, path, content());
       renewedAt = startedAt;
+      renewedWall = startedWall;
     } catch (error) {
       lastError = error; // tried again next period, until the lease runs out
     }

@@ -264,6 +264,20 @@ describe('the data directory lock: identity and lease', () => {
     assert.equal(existsSync(join(dir, LOCK_FILE)), true);
   });
 
+  it('a holder whose wall clock jumped past its lease (a suspend the monotonic clock did not count) writes nothing', async () => {
+    const dir = await dataDir();
+    let suspendedMs = 0;
+    const lock = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, now: () => Date.now() + suspendedMs });
+    assert.equal(lock.isHeld(), true);
+    // The system slept for an expiry: CLOCK_MONOTONIC (performance.now) did not advance, the wall clock did.
+    suspendedMs = TIMING.expiryMs;
+    assert.equal(lock.isHeld(), false, 'the holder trusted the monotonic clock alone after a suspend');
+    await assert.rejects(async () => guardWrites(realFileSystem, lock, dir).unlink(join(dir, 'x')), /lost the lock/);
+    const lost = await Promise.race([lock.lost, sleep(TIMING.expiryMs * 3).then(() => undefined)]);
+    assert.match(lost?.message ?? '', /was not renewed for/);
+    await lock.release();
+  });
+
   it('the renewal timer does not keep the process alive', () => {
     const lockModule = pathToFileURL(fileURLToPath(new URL('../../src/store/lock.ts', import.meta.url))).href;
     const script = `import { lockDataDir } from ${JSON.stringify(lockModule)};
