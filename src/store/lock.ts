@@ -133,11 +133,12 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
   // start that still has no answer after twice that is being raced by others.
   const giveUpAt = performance.now() + 2 * timing.expiryMs + 5_000;
   let hasAnnouncedWait = false;
+  let replacedNonce: string | undefined;
   while (performance.now() < giveUpAt) {
     if (await createWhole(dir, path, content())) {
       heldHere.add(nonce);
       await removeOldLockTemps(dir, now(), timing.expiryMs);
-      return holdLease({ dir, path, nonce, timing, content, now });
+      return holdLease({ dir, path, nonce, timing, content, now, replacedNonce });
     }
     const seen = await readLockFile(path);
     if (seen === undefined) continue; // released meanwhile: try again
@@ -160,6 +161,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
       const latest = (await readLockFile(path)) ?? seen;
       throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.record?.pid ?? latest.legacyPid ?? 0);
     }
+    replacedNonce = seen.record?.nonce;
     await takeOver(dir, path, seen.text);
   }
   throw new Error(`could not take the lock ${path}: other processes keep taking it`);
@@ -211,8 +213,13 @@ async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClo
   return { outcome: 'stale' };
 }
 
-function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string; now: () => number }): DataDirLock {
-  const { dir, path, nonce, timing, content, now } = held;
+/**
+ * `replacedNonce`: the stale lease we took over. Its holder may have had a renewal under way
+ * (read its nonce, then stalled before its rename); when that rename lands late our next renewal
+ * finds the old nonce and writes ours back, instead of both holders giving up.
+ */
+function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string; now: () => number; replacedNonce: string | undefined }): DataDirLock {
+  const { dir, path, nonce, timing, content, now, replacedNonce } = held;
   const selfExpiryMs = timing.expiryMs - 2 * timing.renewEveryMs;
   let renewedAt = performance.now();
   let renewedWall = now();
@@ -248,7 +255,8 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
       const seen = await readLockFile(path);
       if (state !== 'held') return;
       if (seen === undefined) return lose(`the lock file ${path} was removed by someone else`);
-      if (seen.record?.nonce !== nonce) return lose(`another process took the lock over: ${describeHolder(seen, undefined, Date.now())}`);
+      const isLateRenewal = replacedNonce !== undefined && seen.record?.nonce === replacedNonce;
+      if (seen.record?.nonce !== nonce && !isLateRenewal) return lose(`another process took the lock over: ${describeHolder(seen, undefined, Date.now())}`);
       await replaceWhole(dir, path, content());
       renewedAt = startedAt;
       renewedWall = startedWall;

@@ -278,6 +278,44 @@ describe('the data directory lock: identity and lease', () => {
     await lock.release();
   });
 
+  it('a renewal that lands late over the new holder\'s lock does not stop the new holder', async () => {
+    const dir = await dataDir();
+    const lockPath = join(dir, LOCK_FILE);
+    // The new holder is another process: its own copy of the module, with its own held locks.
+    const secondProcess = (await import(new URL('../../src/store/lock.ts?second-process', import.meta.url).href)) as typeof import('../../src/store/lock.js');
+    const first = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: CONTAINER_1 });
+    const firstNonce = (await lockRecord(dir))['nonce'];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { rename: renameFile } = fsPromises;
+    let isArmed = true;
+    // The first holder's next renewal has read its own nonce; its rename stalls (a freeze, a hung NFS server).
+    fsPromises.rename = async (from, to) => {
+      if (isArmed && String(to) === lockPath) {
+        isArmed = false;
+        await released;
+      }
+      return renameFile(from, to);
+    };
+    try {
+      const second = await secondProcess.lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: CONTAINER_2 });
+      const secondNonce = (await lockRecord(dir))['nonce'];
+      assert.notEqual(secondNonce, firstNonce);
+      release();
+      await sleep(TIMING.renewEveryMs * 2);
+      await Promise.race([first.lost, sleep(TIMING.expiryMs)]);
+      assert.equal(first.isHeld(), false);
+      await sleep(TIMING.renewEveryMs * 4);
+      assert.equal(second.isHeld(), true, 'the new holder gave up when the old holder\'s late renewal overwrote its lock');
+      assert.equal((await lockRecord(dir))['nonce'], secondNonce);
+      await second.release();
+      await first.release();
+    } finally {
+      release();
+      fsPromises.rename = renameFile;
+    }
+  });
+
   it('the renewal timer does not keep the process alive', () => {
     const lockModule = pathToFileURL(fileURLToPath(new URL('../../src/store/lock.ts', import.meta.url))).href;
     const script = `import { lockDataDir } from ${JSON.stringify(lockModule)};
