@@ -88,6 +88,8 @@ export interface LockOptions {
   readonly now?: () => number;
   /** This kernel's boot clock in milliseconds (/proc/uptime, CLOCK_BOOTTIME); undefined where there is none (tests). */
   readonly bootClock?: () => number | undefined;
+  /** Aborts the wait for a lock (a stop requested meanwhile): lockDataDir rejects with the signal's reason, holding nothing. */
+  readonly signal?: AbortSignal | undefined;
   /** Called once when the starter waits for a lease that looks live but may be stale. */
   readonly onWait?: (message: string) => void;
 }
@@ -135,6 +137,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
   let hasAnnouncedWait = false;
   let replacedNonce: string | undefined;
   while (performance.now() < giveUpAt) {
+    options.signal?.throwIfAborted();
     if (await createWhole(dir, path, content())) {
       heldHere.add(nonce);
       await removeOldLockTemps(dir, now(), timing.expiryMs);
@@ -148,7 +151,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
         hasAnnouncedWait = true;
         options.onWait?.(`waiting up to ${Math.ceil(timing.expiryMs / 1000)} s for the lock on ${dir}, held by ${describeHolder(seen, identity, now())}: it is taken over if its lease is not renewed`);
       }
-      const watched = await watch(path, seen, identity, bootClock, timing);
+      const watched = await watch(path, seen, identity, bootClock, timing, options.signal);
       if (watched.outcome === 'changed') {
         const next = watched.next;
         if (next !== undefined && next.record !== undefined && next.record.nonce === seen.record?.nonce) verdict = 'live';
@@ -157,6 +160,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
         verdict = 'stale';
       }
     }
+    options.signal?.throwIfAborted();
     if (verdict === 'live') {
       const latest = (await readLockFile(path)) ?? seen;
       throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.record?.pid ?? latest.legacyPid ?? 0);
@@ -202,10 +206,10 @@ function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefin
 }
 
 /** Watches a lock that may be live: 'changed' as soon as its content changes, 'stale' once it has not for an expiry. */
-async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClock: () => number | undefined, timing: LeaseTiming): Promise<{ outcome: 'changed'; next: SeenLock | undefined } | { outcome: 'stale' }> {
+async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClock: () => number | undefined, timing: LeaseTiming, signal: AbortSignal | undefined): Promise<{ outcome: 'changed'; next: SeenLock | undefined } | { outcome: 'stale' }> {
   const until = performance.now() + timing.expiryMs;
   while (performance.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, timing.pollMs));
+    await sleep(timing.pollMs, signal);
     const next = await readLockFile(path);
     if (next === undefined || next.text !== seen.text) return { outcome: 'changed', next };
     if (judge(next, ours, bootClock(), timing) === 'stale') return { outcome: 'stale' };
@@ -218,6 +222,22 @@ async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClo
  * (read its nonce, then stalled before its rename); when that rename lands late our next renewal
  * finds the old nonce and writes ours back, instead of both holders giving up.
  */
+/** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string; now: () => number; replacedNonce: string | undefined }): DataDirLock {
   const { dir, path, nonce, timing, content, now, replacedNonce } = held;
   const selfExpiryMs = timing.expiryMs - 2 * timing.renewEveryMs;

@@ -215,6 +215,18 @@ describe('the data directory lock: identity and lease', () => {
     }
   });
 
+  it('an aborted wait rejects at once with the signal\'s reason and leaves the lock it watched alone', async () => {
+    const dir = await dataDir();
+    await writeAbandonedLock(dir, OTHER_HOST, Date.now(), 'c'.repeat(32));
+    const before = await readFile(join(dir, LOCK_FILE), 'utf8');
+    const stop = new AbortController();
+    const started = Date.now();
+    const waiting = lockDataDir(dir, { purpose: 'serve', timing: { ...TIMING, expiryMs: 60_000 }, identity: HERE, signal: stop.signal, onWait: () => stop.abort(new Error('stop requested')) });
+    await assert.rejects(waiting, /stop requested/);
+    assert.ok(Date.now() - started < 30_000, 'it waited for the lease to expire');
+    assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), before);
+  });
+
   it('takes over an unreadable lock file once it is older than the expiry', async () => {
     const dir = await dataDir();
     await writeFile(join(dir, LOCK_FILE), 'not json', { mode: 0o600 });
