@@ -53,8 +53,12 @@ interface LockRecord {
 export class DataDirLocked extends Error {
   readonly code = 'DATA_DIR_LOCKED';
   readonly pid: number;
-  constructor(dir: string, holder: string, pid: number) {
-    super(`The data directory ${dir} is in use by ${holder}. Stop it first (offline commands refuse while a service runs). A holder that stops renewing its lease (killed, or its host gone) is taken over once the lease has not been renewed for ${DEFAULT_LEASE.expiryMs / 1000} s, with nothing to remove by hand.`);
+  constructor(dir: string, holder: string, pid: number, isLegacy = false) {
+    super(
+      isLegacy
+        ? `The data directory ${dir} holds ${holder}, and pid ${pid} is running here. Stop that Gatehouse first. A format 1 lock has no lease, so it is not taken over while that pid lives: if no older Gatehouse runs (the pid is another program's), remove ${join(dir, LOCK_FILE)}.`
+        : `The data directory ${dir} is in use by ${holder}. Stop it first (offline commands refuse while a service runs). A holder that stops renewing its lease (killed, or its host gone) is taken over once the lease has not been renewed for ${DEFAULT_LEASE.expiryMs / 1000} s, with nothing to remove by hand.`,
+    );
     this.pid = pid;
   }
 }
@@ -149,7 +153,8 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
     if (verdict === 'unsure') {
       if (!hasAnnouncedWait) {
         hasAnnouncedWait = true;
-        options.onWait?.(`waiting up to ${Math.ceil(timing.expiryMs / 1000)} s for the lock on ${dir}, held by ${describeHolder(seen, identity, now())}: it is taken over if its lease is not renewed`);
+        const unless = seen.record === undefined ? 'if it does not change' : 'if its lease is not renewed';
+        options.onWait?.(`waiting up to ${Math.ceil(timing.expiryMs / 1000)} s for the lock on ${dir}, held by ${describeHolder(seen, identity, now())}: it is taken over ${unless}`);
       }
       const watched = await watch(path, seen, identity, bootClock, timing, options.signal);
       if (watched.outcome === 'changed') {
@@ -163,7 +168,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
     options.signal?.throwIfAborted();
     if (verdict === 'live') {
       const latest = (await readLockFile(path)) ?? seen;
-      throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.record?.pid ?? latest.legacyPid ?? 0);
+      throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.record?.pid ?? latest.legacyPid ?? 0, latest.record === undefined && latest.legacyPid !== undefined);
     }
     replacedNonce = seen.record?.nonce;
     await takeOver(dir, path, seen.text);
@@ -184,8 +189,9 @@ type Verdict = 'stale' | 'live' | 'unsure';
 function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefined, timing: LeaseTiming): Verdict {
   const { record } = seen;
   if (record === undefined) {
-    // Format 1 named only a pid, in its own namespace: believe a live pid as that version did.
-    if (seen.legacyPid !== undefined && seen.legacyPid !== ours.pid && isProcessAlive(seen.legacyPid)) return 'live';
+    // Format 1 named only a pid, in its own namespace: believe a live pid as that version did,
+    // except pid 1 (every container's main process, and init here: always alive) and our own.
+    if (seen.legacyPid !== undefined && seen.legacyPid !== 1 && seen.legacyPid !== ours.pid && isProcessAlive(seen.legacyPid)) return 'live';
     return Date.now() - seen.mtimeMs > timing.expiryMs ? 'stale' : 'unsure';
   }
   if (heldHere.has(record.nonce)) return 'live';
@@ -433,7 +439,7 @@ function parseLock(text: string): { record: LockRecord | undefined; legacyPid: n
 function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: number): string {
   const { record } = seen;
   if (record === undefined) {
-    return seen.legacyPid === undefined ? 'an unreadable lock file' : `another process (pid ${seen.legacyPid}), an older Gatehouse's lock`;
+    return seen.legacyPid === undefined ? 'an unreadable lock file' : `an older Gatehouse's lock (format 1, naming only pid ${seen.legacyPid})`;
   }
   const renewed = Date.parse(record.renewedAt);
   const ago = Number.isFinite(renewed) ? ` (${Math.max(0, Math.round((nowMs - renewed) / 1000))} s ago by this host's clock)` : '';

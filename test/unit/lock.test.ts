@@ -227,6 +227,35 @@ describe('the data directory lock: identity and lease', () => {
     assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), before);
   });
 
+  it('a format 1 lock naming pid 1 (a killed container\'s) is judged by its age, not by init being alive', async () => {
+    const dir = await dataDir();
+    await writeFile(join(dir, LOCK_FILE), '{"pid":1}\n', { mode: 0o600 });
+    const old = new Date(Date.now() - 2 * TIMING.expiryMs);
+    await utimes(join(dir, LOCK_FILE), old, old);
+    const waits: string[] = [];
+    await (await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, onWait: (message) => waits.push(message) })).release();
+    assert.deepEqual(waits, [], 'an old format 1 lock naming pid 1 is stale at once');
+
+    await writeFile(join(dir, LOCK_FILE), '{"pid":1}\n', { mode: 0o600 });
+    const started = Date.now();
+    const freshWaits: string[] = [];
+    const lock = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, onWait: (message) => freshWaits.push(message) });
+    assert.ok(Date.now() - started >= TIMING.expiryMs * 0.9, 'a fresh one is watched for the expiry first');
+    assert.match(freshWaits[0] ?? '', /pid 1\b.*taken over if it does not change/);
+    await lock.release();
+  });
+
+  it('a format 1 lock naming a live pid other than 1 and ours still refuses, saying it is not taken over by itself', async () => {
+    const dir = await dataDir();
+    await writeFile(join(dir, LOCK_FILE), `{"pid":${process.pid}}\n`, { mode: 0o600 });
+    await assert.rejects(lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE }), (error: unknown) => {
+      assert.ok(error instanceof DataDirLocked);
+      assert.match(error.message, new RegExp(`format 1, naming only pid ${process.pid}\\b.*remove`));
+      assert.doesNotMatch(error.message, /renewing its lease/);
+      return true;
+    });
+  });
+
   it('takes over an unreadable lock file once it is older than the expiry', async () => {
     const dir = await dataDir();
     await writeFile(join(dir, LOCK_FILE), 'not json', { mode: 0o600 });
