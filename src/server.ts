@@ -46,6 +46,8 @@ export interface ServerOptions {
   readonly now?: () => number;
   /** The store's file operations; tests inject faults here. */
   readonly fileSystem?: StoreFileSystem;
+  /** A stop requested while start-up waits for the data directory lock: startServer rejects, holding nothing. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Prepares the data directory, takes its lock, loads secret and users, and listens. */
@@ -58,7 +60,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   }
   const secret = config.secret !== undefined ? secretFromEnvironment(config.secret) : config.secretFile !== undefined ? await readSecretFile(config.secretFile, (message) => logger.warn(message)) : undefined;
 
-  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { purpose: 'serve', onWait: (message) => logger.warn(message) });
+  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { purpose: 'serve', signal: options.signal, onWait: (message) => logger.warn(message) });
   const fs = guardWrites(options.fileSystem ?? realFileSystem, lock, config.dataDir);
   if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
   if (removedTempFiles > 0) logger.warn('removed temp files left by an interrupted write', { count: removedTempFiles });

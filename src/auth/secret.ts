@@ -19,14 +19,18 @@ export function secretFromEnvironment(value: string): Buffer {
 
 /**
  * The secret from GATEHOUSE_SECRET_FILE: the file's text without its trailing newline, held to
- * GATEHOUSE_SECRET's rule. Refuses a file that group or others may write (they could swap the
- * secret) and warns when they may read it. Its owner may differ (Docker secrets belong to root).
+ * GATEHOUSE_SECRET's rule. Refuses a file that group or others may write, or that belongs to
+ * another uid than root or `uid` (they could swap the secret), and warns when others may read it.
+ * Root may own it: Docker and Kubernetes secrets belong to root.
  */
-export async function readSecretFile(path: string, warn: (message: string) => void): Promise<Buffer> {
+export async function readSecretFile(path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.()): Promise<Buffer> {
   const stats = await fsPromises.stat(path).catch((error: unknown) => {
     throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} cannot be read: ${isErrorCode(error, 'ENOENT') ? 'it does not exist' : String((error as Error).message)}`);
   });
   if (!stats.isFile()) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} is not a regular file.`);
+  if (uid !== undefined && stats.uid !== 0 && stats.uid !== uid) {
+    throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} belongs to uid ${stats.uid}, neither root nor the uid Gatehouse runs as (${uid}): its owner could replace the secret. Give it to Gatehouse's uid or to root (chown ${uid} ${path}, or chown root ${path}), or run Gatehouse as uid ${stats.uid}.`);
+  }
   const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
   if ((stats.mode & 0o022) !== 0) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} is writable by group or others (mode ${mode}), who could replace the secret: chmod 0600 ${path} (or 0400).`);
   if ((stats.mode & 0o044) !== 0) warn(`GATEHOUSE_SECRET_FILE ${path} is readable by group or others (mode ${mode}): anyone who reads it can sign tokens; chmod 0600 ${path} unless this is a container secret only Gatehouse sees`);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { buildConfig, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec } from '../config.js';
 import { createLogger } from '../log/logger.js';
 import { secretFromEnvironment } from '../auth/secret.js';
-import { startServer } from '../server.js';
+import { startServer, type RunningServer } from '../server.js';
 import { UsageError, EXIT_FAILURE, EXIT_OK } from './usage-error.js';
 
 export interface CliIo {
@@ -87,8 +87,16 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const stopRequested = new Promise<string>((resolve) => {
     requestStop = resolve;
   });
-  const onTerm = (): void => requestStop('SIGTERM');
-  const onInt = (): void => requestStop('SIGINT');
+  // A stop during start-up (the lock wait can take 10 s, Docker kills 10 s after SIGTERM) aborts it.
+  const startUp = new AbortController();
+  const onTerm = (): void => {
+    requestStop('SIGTERM');
+    startUp.abort();
+  };
+  const onInt = (): void => {
+    requestStop('SIGINT');
+    startUp.abort();
+  };
   // Lines still batched when the process dies (an uncaught exception) go out on the way: writes
   // to a file or pipe are synchronous there.
   const flushOnExit = (): void => logger.flush();
@@ -96,7 +104,15 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   process.on('SIGINT', onInt);
   process.on('exit', flushOnExit);
   try {
-    const running = await startServer(config, { logger });
+    let running: RunningServer;
+    try {
+      running = await startServer(config, { logger, signal: startUp.signal });
+    } catch (error) {
+      if (!startUp.signal.aborted) throw error;
+      logger.info('stopped while waiting for the data directory lock; nothing was started', { signal: await stopRequested });
+      logger.flush();
+      return EXIT_OK;
+    }
     logger.announce(`listening on ${running.url}`, { url: running.url, dataDir: config.dataDir, authMethod: config.authMethod });
     logger.flush();
     const reason = await Promise.race([stopRequested.then((signal) => ({ signal })), running.lockLost.then((lost) => ({ lost }))]);

@@ -3,11 +3,11 @@
 // replace it, and cannot be combined with GATEHOUSE_SECRET.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { SecretInvalid } from '../../src/auth/secret.js';
+import { readSecretFile, SecretInvalid } from '../../src/auth/secret.js';
 import { buildConfig, SettingInvalid } from '../../src/config.js';
 import { removeTempDirs, runCli, tempDir } from '../helpers/process.js';
 import { registerUser, startTestServer } from '../helpers/server.js';
@@ -65,6 +65,30 @@ describe('GATEHOUSE_SECRET_FILE', () => {
       });
     });
   }
+
+  it('refuses a file owned by another ordinary user (its owner could swap the secret), saying what to change', async () => {
+    const path = await secretFile(FILE_SECRET, 0o600);
+    const expect = (uid: number, serviceUid: number) => (error: unknown) => {
+      assert.ok(error instanceof SecretInvalid, String(error));
+      assert.match(error.message, new RegExp(`belongs to uid ${uid}, neither root nor the uid Gatehouse runs as \\(${serviceUid}\\).*chown ${serviceUid} ${path}`));
+      return true;
+    };
+    const ourUid = process.getuid?.();
+    assert.ok(ourUid !== undefined, 'this test needs uids (Linux)');
+    if (ourUid === 0) {
+      // CI runs as root: a real file of nobody's, refused by the running service.
+      await chown(path, 65534, 65534);
+      // A server that starts anyway is closed, so that the failure is reported rather than hanging.
+      const started = startTestServer({ GATEHOUSE_SECRET: '', GATEHOUSE_SECRET_FILE: path }).then(async (server) => {
+        await server.close();
+        return server;
+      });
+      await assert.rejects(started, expect(65534, 0));
+    } else {
+      // Not root, so no chown: the same rule, with Gatehouse posing as another uid than the file's owner (us).
+      await assert.rejects(readSecretFile(path, () => undefined, ourUid + 1), expect(ourUid, ourUid + 1));
+    }
+  });
 
   it('refuses a missing file, naming it', async () => {
     await assert.rejects(startTestServer({ GATEHOUSE_SECRET: '', GATEHOUSE_SECRET_FILE: '/nonexistent/gatehouse-secret' }), /GATEHOUSE_SECRET_FILE \/nonexistent\/gatehouse-secret cannot be read: it does not exist/);

@@ -132,6 +132,29 @@ describe('the data directory lock (built service)', () => {
     assert.equal(JSON.parse(await readFile(join(dir, 'gatehouse.lock'), 'utf8')).nonce, 'c'.repeat(32), 'the new holder keeps its lock');
   });
 
+  it('SIGTERM while serve waits for a lock stops it at once, without taking the lock or listening', { timeout: 60_000 }, async () => {
+    const dir = await dataDir();
+    const planted = `${JSON.stringify(otherHolder())}\n`;
+    await writeFile(join(dir, 'gatehouse.lock'), planted, { mode: 0o600 });
+    const child = spawn(process.execPath, [CLI_PATH, ...serveArgs(dir)], { env: childEnv({ GATEHOUSE_LOG_LEVEL: 'info' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    // It waits up to 10 s for a lease from another boot id; stop it a second into the wait.
+    for (let i = 0; i < 400 && !output.includes('waiting up to'); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.match(output, /waiting up to 10 s/);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const stoppedAt = Date.now();
+    child.kill('SIGTERM');
+    const code = await exited;
+    const tookMs = Date.now() - stoppedAt;
+    assert.ok(tookMs < 4_000, `it exited ${tookMs} ms after SIGTERM (Docker kills at 10 s):\n${output}`);
+    assert.equal(code, 0, output);
+    assert.doesNotMatch(output, /listening on/);
+    assert.equal(await readFile(join(dir, 'gatehouse.lock'), 'utf8'), planted, 'the planted lock was touched');
+  });
+
   it('an offline command whose lease is taken over during the password prompt fails and writes nothing', { timeout: 60_000 }, async () => {
     const dir = await dataDir();
     const added = await runCli(['users', 'add', 'alice', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin', '--data-dir', dir], { stdin: 'first password' });

@@ -3,8 +3,8 @@
 // that finds its lease taken over, release by nonce, and a blocked holder that stops writing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { existsSync, mkdtempSync, promises as fsPromises, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -38,9 +38,16 @@ async function lockRecord(dir: string): Promise<Record<string, unknown>> {
 }
 
 /** A lock file as a holder that stopped renewing left it. */
-async function writeAbandonedLock(dir: string, identity: HolderIdentity, renewedAt: number, nonce = 'f'.repeat(32)): Promise<void> {
-  const record = { format: 2, nonce, purpose: 'serve', host: identity.host, pid: identity.pid, bootId: identity.bootId, pidNamespace: identity.pidNamespace, startedAt: new Date(renewedAt).toISOString(), renewedAt: new Date(renewedAt).toISOString() };
-  await writeFile(join(dir, LOCK_FILE), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+async function writeAbandonedLock(dir: string, identity: HolderIdentity, renewedAt: number, nonce = 'f'.repeat(32), renewedBootMs: number | null = bootClockMs() - (Date.now() - renewedAt)): Promise<void> {
+  const record = { format: 2, nonce, purpose: 'serve', host: identity.host, pid: identity.pid, bootId: identity.bootId, pidNamespace: identity.pidNamespace, startedAt: new Date(renewedAt).toISOString(), renewedAt: new Date(renewedAt).toISOString(), renewedBootMs };
+  const temp = join(dir, `planted-${nonce}.tmp`);
+  await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  await rename(temp, join(dir, LOCK_FILE)); // whole, as a holder writes it: a watcher never reads it torn
+}
+
+/** This kernel's boot clock (CLOCK_BOOTTIME, as /proc/uptime shows it) in milliseconds. */
+function bootClockMs(): number {
+  return Math.round(Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 1000);
 }
 
 describe('the data directory lock: identity and lease', () => {
@@ -127,6 +134,128 @@ describe('the data directory lock: identity and lease', () => {
     assert.deepEqual(waits, []);
   });
 
+  it('a starter whose wall clock is 15 s ahead does not take over a live holder in its own pid namespace', async () => {
+    const dir = await dataDir();
+    // The holder: a live process (this one) in our namespace that renews; the starter poses as another pid.
+    const holder = { ...HERE, pid: process.pid };
+    await writeAbandonedLock(dir, holder, Date.now(), 'a'.repeat(32));
+    const renewing = setInterval(() => void writeAbandonedLock(dir, holder, Date.now(), 'a'.repeat(32)), TIMING.renewEveryMs);
+    try {
+      const waits: string[] = [];
+      await assert.rejects(lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, now: () => Date.now() + 15_000, onWait: (message) => waits.push(message) }), DataDirLocked);
+      assert.equal((await lockRecord(dir))['nonce'], 'a'.repeat(32));
+    } finally {
+      clearInterval(renewing);
+    }
+  });
+
+  it('a starter whose wall clock is 15 s ahead does not take over a live lease of another container on this kernel (the boot clock decides)', async () => {
+    const dir = await dataDir();
+    await writeAbandonedLock(dir, CONTAINER_1, Date.now(), 'b'.repeat(32));
+    const renewing = setInterval(() => void writeAbandonedLock(dir, CONTAINER_1, Date.now(), 'b'.repeat(32)), TIMING.renewEveryMs);
+    try {
+      await assert.rejects(lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: CONTAINER_2, now: () => Date.now() + 15_000 }), DataDirLocked);
+      assert.equal((await lockRecord(dir))['nonce'], 'b'.repeat(32));
+    } finally {
+      clearInterval(renewing);
+    }
+  });
+
+  it('records the boot clock with each renewal', async () => {
+    const dir = await dataDir();
+    const lock = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE });
+    const recorded = (await lockRecord(dir))['renewedBootMs'];
+    assert.equal(typeof recorded, 'number');
+    assert.ok(Math.abs(Number(recorded) - bootClockMs()) < 5_000);
+    await lock.release();
+  });
+
+  it('a starter that stalls after judging a lock stale never removes the lock another starter took meanwhile', async () => {
+    const dir = await dataDir();
+    const lockPath = join(dir, LOCK_FILE);
+    await writeAbandonedLock(dir, { ...HERE, pid: 2 ** 22 - 7 }, Date.now());
+    // The first starter's removal of the stale lock (whichever call does it) stalls until released.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let announceStall: () => void = () => undefined;
+    const stalled = new Promise<void>((resolve) => (announceStall = resolve));
+    const { unlink, rename: renameFile } = fsPromises;
+    let isFirst = true;
+    const stallFirst = async (path: unknown): Promise<void> => {
+      if (!isFirst || String(path) !== lockPath) return;
+      isFirst = false;
+      announceStall();
+      await released;
+    };
+    fsPromises.unlink = async (path) => {
+      await stallFirst(path);
+      return unlink(path);
+    };
+    fsPromises.rename = async (from, to) => {
+      await stallFirst(from);
+      return renameFile(from, to);
+    };
+    try {
+      const first = lockDataDir(dir, { purpose: 'users passwd', timing: TIMING, identity: HERE });
+      await stalled;
+      // It stalls past STALE_TAKEOVER_MS: its takeover file is old, and another starter takes over.
+      const old = new Date(Date.now() - 60_000);
+      await utimes(`${lockPath}.takeover`, old, old);
+      const second = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: { ...HERE, pid: process.pid } });
+      const secondNonce = (await lockRecord(dir))['nonce'];
+      release();
+      await assert.rejects(first, DataDirLocked);
+      assert.equal((await lockRecord(dir))['nonce'], secondNonce, 'the late starter removed or replaced the new holder\'s lock');
+      assert.equal(second.isHeld(), true);
+      await second.release();
+    } finally {
+      release();
+      fsPromises.unlink = unlink;
+      fsPromises.rename = renameFile;
+    }
+  });
+
+  it('an aborted wait rejects at once with the signal\'s reason and leaves the lock it watched alone', async () => {
+    const dir = await dataDir();
+    await writeAbandonedLock(dir, OTHER_HOST, Date.now(), 'c'.repeat(32));
+    const before = await readFile(join(dir, LOCK_FILE), 'utf8');
+    const stop = new AbortController();
+    const started = Date.now();
+    const waiting = lockDataDir(dir, { purpose: 'serve', timing: { ...TIMING, expiryMs: 60_000 }, identity: HERE, signal: stop.signal, onWait: () => stop.abort(new Error('stop requested')) });
+    await assert.rejects(waiting, /stop requested/);
+    assert.ok(Date.now() - started < 30_000, 'it waited for the lease to expire');
+    assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), before);
+  });
+
+  it('a format 1 lock naming pid 1 (a killed container\'s) is judged by its age, not by init being alive', async () => {
+    const dir = await dataDir();
+    await writeFile(join(dir, LOCK_FILE), '{"pid":1}\n', { mode: 0o600 });
+    const old = new Date(Date.now() - 2 * TIMING.expiryMs);
+    await utimes(join(dir, LOCK_FILE), old, old);
+    const waits: string[] = [];
+    await (await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, onWait: (message) => waits.push(message) })).release();
+    assert.deepEqual(waits, [], 'an old format 1 lock naming pid 1 is stale at once');
+
+    await writeFile(join(dir, LOCK_FILE), '{"pid":1}\n', { mode: 0o600 });
+    const started = Date.now();
+    const freshWaits: string[] = [];
+    const lock = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, onWait: (message) => freshWaits.push(message) });
+    assert.ok(Date.now() - started >= TIMING.expiryMs * 0.9, 'a fresh one is watched for the expiry first');
+    assert.match(freshWaits[0] ?? '', /pid 1\b.*taken over if it does not change/);
+    await lock.release();
+  });
+
+  it('a format 1 lock naming a live pid other than 1 and ours still refuses, saying it is not taken over by itself', async () => {
+    const dir = await dataDir();
+    await writeFile(join(dir, LOCK_FILE), `{"pid":${process.pid}}\n`, { mode: 0o600 });
+    await assert.rejects(lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE }), (error: unknown) => {
+      assert.ok(error instanceof DataDirLocked);
+      assert.match(error.message, new RegExp(`format 1, naming only pid ${process.pid}\\b.*remove`));
+      assert.doesNotMatch(error.message, /renewing its lease/);
+      return true;
+    });
+  });
+
   it('takes over an unreadable lock file once it is older than the expiry', async () => {
     const dir = await dataDir();
     await writeFile(join(dir, LOCK_FILE), 'not json', { mode: 0o600 });
@@ -174,6 +303,58 @@ describe('the data directory lock: identity and lease', () => {
     await lock.release();
     // It was no longer sure the file was its own, so it left it to go stale.
     assert.equal(existsSync(join(dir, LOCK_FILE)), true);
+  });
+
+  it('a holder whose wall clock jumped past its lease (a suspend the monotonic clock did not count) writes nothing', async () => {
+    const dir = await dataDir();
+    let suspendedMs = 0;
+    const lock = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: HERE, now: () => Date.now() + suspendedMs });
+    assert.equal(lock.isHeld(), true);
+    // The system slept for an expiry: CLOCK_MONOTONIC (performance.now) did not advance, the wall clock did.
+    suspendedMs = TIMING.expiryMs;
+    assert.equal(lock.isHeld(), false, 'the holder trusted the monotonic clock alone after a suspend');
+    await assert.rejects(async () => guardWrites(realFileSystem, lock, dir).unlink(join(dir, 'x')), /lost the lock/);
+    const lost = await Promise.race([lock.lost, sleep(TIMING.expiryMs * 3).then(() => undefined)]);
+    assert.match(lost?.message ?? '', /was not renewed for/);
+    await lock.release();
+  });
+
+  it('a renewal that lands late over the new holder\'s lock does not stop the new holder', async () => {
+    const dir = await dataDir();
+    const lockPath = join(dir, LOCK_FILE);
+    // The new holder is another process: its own copy of the module, with its own held locks.
+    const secondProcess = (await import(new URL('../../src/store/lock.ts?second-process', import.meta.url).href)) as typeof import('../../src/store/lock.js');
+    const first = await lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: CONTAINER_1 });
+    const firstNonce = (await lockRecord(dir))['nonce'];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const { rename: renameFile } = fsPromises;
+    let isArmed = true;
+    // The first holder's next renewal has read its own nonce; its rename stalls (a freeze, a hung NFS server).
+    fsPromises.rename = async (from, to) => {
+      if (isArmed && String(to) === lockPath) {
+        isArmed = false;
+        await released;
+      }
+      return renameFile(from, to);
+    };
+    try {
+      const second = await secondProcess.lockDataDir(dir, { purpose: 'serve', timing: TIMING, identity: CONTAINER_2 });
+      const secondNonce = (await lockRecord(dir))['nonce'];
+      assert.notEqual(secondNonce, firstNonce);
+      release();
+      await sleep(TIMING.renewEveryMs * 2);
+      await Promise.race([first.lost, sleep(TIMING.expiryMs)]);
+      assert.equal(first.isHeld(), false);
+      await sleep(TIMING.renewEveryMs * 4);
+      assert.equal(second.isHeld(), true, 'the new holder gave up when the old holder\'s late renewal overwrote its lock');
+      assert.equal((await lockRecord(dir))['nonce'], secondNonce);
+      await second.release();
+      await first.release();
+    } finally {
+      release();
+      fsPromises.rename = renameFile;
+    }
   });
 
   it('the renewal timer does not keep the process alive', () => {
