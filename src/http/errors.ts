@@ -74,8 +74,3 @@ function answerOf(status: number, error: errors.GatehouseError, headers: Readonl
   const body = Object.freeze({ code: error.code, message: error.message });
   return Object.freeze({ status, body, json: JSON.stringify(body), headers, isLogged });
 }
-
-/** True for errors we expect from clients (refusals); anything else is logged with its cause. */
-export function isExpectedError(error: unknown): boolean {
-  return !toPublicError(error).isLogged;
-}

@@ -30,6 +30,15 @@ export function sendRawJson(res: ServerResponse, status: number, json: string | 
   else res.end(json, 'latin1');
 }
 
+/**
+ * JSON text in the form sendRawJson sends fastest, for an answer made once and sent many times:
+ * ASCII stays a string (one chunk with the headers); anything else is encoded to UTF-8 once here
+ * rather than twice on every send (its length, then its bytes).
+ */
+export function preparedJson(text: string): string | Buffer {
+  return Buffer.byteLength(text) === text.length ? text : Buffer.from(text);
+}
+
 /** Sends a static asset whose headers (type, length, policies) were all built once at start-up. */
 export function sendStatic(res: ServerResponse, status: number, body: Buffer, headers: Readonly<OutgoingHttpHeaders>): void {
   res.writeHead(status, headers);

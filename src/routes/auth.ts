@@ -21,7 +21,7 @@ import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
 import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { networkKeyOf } from '../http/network-key.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
-import { sendJson, sendRawJson } from '../http/respond.js';
+import { preparedJson, sendJson, sendRawJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
@@ -88,11 +88,11 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
-  const unauthenticatedVerifyBody = JSON.stringify({ configs });
+  const unauthenticatedVerifyBody = preparedJson(JSON.stringify({ configs }));
   // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
-  const verifyBodies = new WeakMap<StoredUser, string>();
+  const verifyBodies = new WeakMap<StoredUser, string | Buffer>();
   // The list is rebuilt only when the store has changed since it was last sent.
-  let userList: { version: number; body: Buffer } | undefined;
+  let userList: { version: number; body: string | Buffer } | undefined;
   const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
   // Secure when configured, or when a trusted proxy says the client came over HTTPS.
@@ -110,7 +110,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
     const builtIn = { username: '_config', level: 10 } as const;
     // Every caller gets the same answer: serialized once (and no spread on the hot path, see respond.ts).
-    const verifyBody = JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs });
+    const verifyBody = preparedJson(JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs }));
     // Everyone is administrator here, so only the proxy that authenticates (or loopback) is
     // answered, even when the port is reachable some other way.
     const guard = (ctx: RequestContext): void => {
@@ -142,13 +142,14 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const body = checked(checkAuthenticateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         // Throttled attempts are refused before any hashing: an attacker cannot buy scrypt time.
         // The attempt counts as a failure from here on, until it succeeds.
-        const addressKey = throttleKeyOf(ctx.address);
+        const hashKey = hashKeyOf(ctx.address, undefined);
+        const addressKey = hashKey.client;
         const wait = throttle.beginAttempt(body.username, addressKey, deps.now());
         if (wait > 0) throw new TooManyAttempts(wait);
         const user = store.find(body.username);
         let matches: boolean;
         try {
-          matches = await hasher.verify(body.password, user?.passwordHash, { client: addressKey, network: networkKeyOf(addressKey) }, () => ctx.req.socket.destroyed);
+          matches = await hasher.verify(body.password, user?.passwordHash, hashKey, () => ctx.req.socket.destroyed);
         } catch (error) {
           // Busy or abandoned: the password was never judged, so it is not a failed login.
           throttle.cancelAttempt(body.username, addressKey);
@@ -218,7 +219,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         }
         let body = verifyBodies.get(caller.user);
         if (body === undefined) {
-          body = JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs });
+          body = preparedJson(JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs }));
           verifyBodies.set(caller.user, body);
         }
         sendRawJson(ctx.res, 200, body);
@@ -243,7 +244,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         if (userList?.version !== store.version) {
           const entries: Array<{ username: string; level: StoredUser['level'] }> = [];
           for (const user of store.list()) entries.push({ username: user.username, level: user.level });
-          userList = { version: store.version, body: Buffer.from(JSON.stringify(entries)) };
+          userList = { version: store.version, body: preparedJson(JSON.stringify(entries)) };
         }
         sendRawJson(ctx.res, 200, userList.body);
       },

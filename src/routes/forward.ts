@@ -2,9 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Credentials, SessionAuthenticator } from '../auth/session.js';
 import { AuthRequired, NotAdministrator, ServiceStopping, UnknownLevel } from '../errors.js';
 import { toPublicError } from '../http/errors.js';
-import { percentEncodeHeaderValue } from '../http/header-value.js';
+import { isVisibleAscii, percentEncodeHeaderValue } from '../http/header-value.js';
 import { parseQuery } from '../http/query.js';
-import { sendRawJson } from '../http/respond.js';
+import { preparedJson, sendRawJson } from '../http/respond.js';
 import { ANY_METHOD } from '../http/router.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
@@ -35,8 +35,8 @@ const MAX_LOGGED_UNKNOWN_LEVELS = 32;
  */
 export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const { session, allowedRedirectHosts, isStopping, logger } = deps;
-  const bodyOf = (error: Error): Buffer => Buffer.from(toPublicError(error).json);
-  const allowedBody = Buffer.from('{}');
+  const bodyOf = (error: Error): string | Buffer => preparedJson(toPublicError(error).json);
+  const allowedBody = '{}';
   const unauthenticatedBody = bodyOf(new AuthRequired());
   const notAdministratorBody = bodyOf(new NotAdministrator());
   const unknownLevelBody = bodyOf(new UnknownLevel());
@@ -161,14 +161,6 @@ function originalUrlOf(headers: IncomingHttpHeaders): string | undefined {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
-}
-
-function isVisibleAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code < 0x21 || code > 0x7e) return false;
-  }
-  return true;
 }
 
 /** A host and optional port, nothing that would change where a URL points. */

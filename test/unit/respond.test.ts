@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { sendJson, sendRawJson } from '../../src/http/respond.js';
+import { preparedJson, sendJson, sendRawJson } from '../../src/http/respond.js';
 
 /** Answers one request with `answer` and returns the raw bytes the client received. */
 async function rawAnswer(answer: (res: ServerResponse) => void): Promise<Buffer> {
@@ -32,6 +32,8 @@ describe('sendJson and sendRawJson', () => {
     { name: 'an ASCII JSON string', send: (res: ServerResponse) => sendRawJson(res, 200, '{"username":"ann"}', { 'x-test': 'caf\u00e9' }), body: '{"username":"ann"}' },
     { name: 'a JSON string with characters beyond ASCII', send: (res: ServerResponse) => sendRawJson(res, 200, '{"username":"zo\u00eb \u{1f600}"}', { 'x-test': 'caf\u00e9' }), body: '{"username":"zo\u00eb \u{1f600}"}' },
     { name: 'a Buffer', send: (res: ServerResponse) => sendRawJson(res, 200, Buffer.from('{"username":"zo\u00eb"}'), { 'x-test': 'caf\u00e9' }), body: '{"username":"zo\u00eb"}' },
+    { name: 'a prepared ASCII answer', send: (res: ServerResponse) => sendRawJson(res, 200, preparedJson('{"username":"ann"}'), { 'x-test': 'caf\u00e9' }), body: '{"username":"ann"}' },
+    { name: 'a prepared answer beyond ASCII', send: (res: ServerResponse) => sendRawJson(res, 200, preparedJson('{"username":"zo\u00eb \u{1f600}"}'), { 'x-test': 'caf\u00e9' }), body: '{"username":"zo\u00eb \u{1f600}"}' },
     { name: 'a value through sendJson, beyond ASCII', send: (res: ServerResponse) => sendJson(res, 401, { message: 'na\u00efve' }, { 'x-test': 'caf\u00e9' }), body: '{"message":"na\u00efve"}' },
   ];
   for (const { name, send, body } of cases) {
@@ -47,4 +49,13 @@ describe('sendJson and sendRawJson', () => {
       assert.match(text, /\r\ncontent-type: application\/json; charset=utf-8\r\n/);
     });
   }
+});
+
+describe('preparedJson', () => {
+  it('keeps ASCII as a string and encodes anything else to UTF-8 once', () => {
+    assert.equal(preparedJson('{"a":1}'), '{"a":1}');
+    const prepared = preparedJson('{"a":"\u00e9"}');
+    assert.ok(Buffer.isBuffer(prepared));
+    assert.deepEqual(prepared, Buffer.from('{"a":"\u00e9"}', 'utf8'));
+  });
 });
