@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fsPromises } from 'node:fs';
 import { join } from 'node:path';
 import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
+import { readSmallFile, SmallFileRefused } from '../store/small-file.js';
 import { BASE64URL, MIN_SECRET_BYTES } from './jwt.js';
 
 export const SECRET_FILE = 'secret';
+// Far above any secret; a path naming some large file by mistake is refused, not read whole.
+const MAX_SECRET_FILE_BYTES = 4096;
 
 export class SecretInvalid extends Error {}
 
@@ -24,17 +26,21 @@ export function secretFromEnvironment(value: string): Buffer {
  * Root may own it: Docker and Kubernetes secrets belong to root.
  */
 export async function readSecretFile(path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.()): Promise<Buffer> {
-  const stats = await fsPromises.stat(path).catch((error: unknown) => {
-    throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} cannot be read: ${isErrorCode(error, 'ENOENT') ? 'it does not exist' : String((error as Error).message)}`);
-  });
-  if (!stats.isFile()) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} is not a regular file.`);
+  let file: Awaited<ReturnType<typeof readSmallFile>>;
+  try {
+    file = await readSmallFile(path, MAX_SECRET_FILE_BYTES);
+  } catch (error) {
+    if (error instanceof SmallFileRefused) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} ${error.code === 'ENOENT' ? 'cannot be read: it does not exist' : error.message}.`);
+    throw error;
+  }
+  const { stats } = file;
   if (uid !== undefined && stats.uid !== 0 && stats.uid !== uid) {
     throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} belongs to uid ${stats.uid}, neither root nor the uid Gatehouse runs as (${uid}): its owner could replace the secret. Give it to Gatehouse's uid or to root (chown ${uid} ${path}, or chown root ${path}), or run Gatehouse as uid ${stats.uid}.`);
   }
   const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
   if ((stats.mode & 0o022) !== 0) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} is writable by group or others (mode ${mode}), who could replace the secret: chmod 0600 ${path} (or 0400).`);
   if ((stats.mode & 0o044) !== 0) warn(`GATEHOUSE_SECRET_FILE ${path} is readable by group or others (mode ${mode}): anyone who reads it can sign tokens; chmod 0600 ${path} unless this is a container secret only Gatehouse sees`);
-  const text = (await fsPromises.readFile(path, 'utf8')).replace(/\r?\n$/, '');
+  const text = file.bytes.toString('utf8').replace(/\r?\n$/, '');
   if (text.length < MIN_SECRET_BYTES) {
     throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} must hold at least ${MIN_SECRET_BYTES} characters (it has ${text.length}). Generate one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))" > ${path}`);
   }

@@ -1,5 +1,5 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createTokenCodec, MIN_SECRET_BYTES } from '../auth/jwt.js';
+import { readSmallFile, SmallFileRefused } from '../store/small-file.js';
 import { checkUsername } from '../validate/auth.js';
 import { parseFlags, type CliIo } from './commands.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
@@ -31,7 +31,7 @@ const MAX_DAYS = 36_500;
 const MAX_SECRET_FILE_BYTES = 4096;
 
 /** `gatehouse flood-token`: writes one token line to stdout; a bad file or flag is a usage error (exit 2). */
-export function floodTokenCommand(args: readonly string[], io: CliIo, now: () => number = Date.now): number {
+export async function floodTokenCommand(args: readonly string[], io: CliIo, now: () => number = Date.now): Promise<number> {
   const { values } = parseFlags(args, [], { 'secret-file': 'string', username: 'string', days: 'string' }, 0);
   if (values['help'] === true) {
     io.stdout.write(FLOOD_TOKEN_HELP);
@@ -45,7 +45,15 @@ export function floodTokenCommand(args: readonly string[], io: CliIo, now: () =>
   const days = /^\d+$/.test(daysText) ? Number(daysText) : NaN;
   if (!(days >= 1 && days <= MAX_DAYS)) throw new UsageError(`--days must be an integer from 1 to ${MAX_DAYS} (got ${JSON.stringify(daysText)})`);
 
-  const { text, mode } = readSecretFile(path);
+  let file: Awaited<ReturnType<typeof readSmallFile>>;
+  try {
+    file = await readSmallFile(path, MAX_SECRET_FILE_BYTES);
+  } catch (error) {
+    if (error instanceof SmallFileRefused) throw new UsageError(`the secret file ${path} ${error.message}`);
+    throw error;
+  }
+  const text = file.bytes.toString('utf8');
+  const { mode } = file.stats;
   if ((mode & 0o077) !== 0) {
     io.stderr.write(`gatehouse: warning: ${path} is readable by group or others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); Flood creates it 0600\n`);
   }
@@ -62,36 +70,4 @@ export function floodTokenCommand(args: readonly string[], io: CliIo, now: () =>
   const token = createTokenCodec(secret).sign({ username, iat, exp: iat + days * 86_400 });
   io.stdout.write(`${token}\n`);
   return EXIT_OK;
-}
-
-function readSecretFile(path: string): { text: string; mode: number } {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    throw new UsageError(`cannot read the secret file ${path}: ${codeOf(error)}`);
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) throw new UsageError(`${path} is not a regular file`);
-    if (stats.size > MAX_SECRET_FILE_BYTES) throw new UsageError(`${path} is ${stats.size} bytes, far larger than a secret: is it the right file?`);
-    const buffer = Buffer.alloc(MAX_SECRET_FILE_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-      if (length > MAX_SECRET_FILE_BYTES) throw new UsageError(`${path} is far larger than a secret: is it the right file?`);
-    }
-    return { text: buffer.subarray(0, length).toString('utf8'), mode: stats.mode };
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read the secret file ${path}: ${codeOf(error)}`);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function codeOf(error: unknown): string {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'unreadable';
 }

@@ -1,5 +1,5 @@
-import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import { readSmallFile, SmallFileRefused } from '../store/small-file.js';
 import { decodeUtf8Strict } from '../validate/utf8.js';
 import { UsageError } from './usage-error.js';
 
@@ -51,22 +51,16 @@ export async function readClientInput(values: ClientSource, stdin: Readable & { 
 }
 
 async function readClientFile(path: string): Promise<string> {
-  let handle;
+  let bytes: Buffer;
   try {
-    handle = await open(path, 'r');
+    ({ bytes } = await readSmallFile(path, MAX_INPUT_BYTES));
   } catch (error) {
-    throw new UsageError(`--client-file ${JSON.stringify(path)} cannot be read (${(error as { code?: string }).code ?? String(error)})`);
+    if (error instanceof SmallFileRefused) throw new UsageError(`--client-file ${JSON.stringify(path)} ${error.message}`);
+    throw error;
   }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new UsageError(`--client-file ${JSON.stringify(path)} is not a regular file`);
-    if (stat.size > MAX_INPUT_BYTES) throw new UsageError(`--client-file ${JSON.stringify(path)} is larger than ${MAX_INPUT_BYTES} bytes`);
-    const text = decodeUtf8Strict(await handle.readFile());
-    if (text === undefined) throw new UsageError(`--client-file ${JSON.stringify(path)} is not valid UTF-8`);
-    return text;
-  } finally {
-    await handle.close();
-  }
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) throw new UsageError(`--client-file ${JSON.stringify(path)} is not valid UTF-8`);
+  return text;
 }
 
 async function readAllBytes(stream: Readable): Promise<Buffer> {

@@ -54,10 +54,16 @@ describe('GATEHOUSE_SECRET_FILE', () => {
     { name: 'a file writable by its group', content: FILE_SECRET, mode: 0o660, expect: /writable by group or others \(mode 0660\).*chmod 0600/ },
     { name: 'a file writable by others', content: FILE_SECRET, mode: 0o602, expect: /writable by group or others/ },
     { name: 'a secret shorter than 32 characters', content: 'short\n', mode: 0o600, expect: /at least 32 characters \(it has 5\)/ },
+    { name: 'a file far larger than any secret (a wrong path)', content: 'a'.repeat(100_000), mode: 0o600, expect: /larger than 4096 bytes/ },
   ]) {
     it(`refuses ${name}`, async () => {
       const path = await secretFile(content, mode);
-      await assert.rejects(startTestServer({ GATEHOUSE_SECRET: '', GATEHOUSE_SECRET_FILE: path }), (error: unknown) => {
+      // A server that starts anyway is closed, so the test fails rather than hangs.
+      const started = startTestServer({ GATEHOUSE_SECRET: '', GATEHOUSE_SECRET_FILE: path }).then(async (server) => {
+        await server.close();
+        return server;
+      });
+      await assert.rejects(started, (error: unknown) => {
         assert.ok(error instanceof SecretInvalid, String(error));
         assert.match(error.message, expect);
         assert.ok(!error.message.includes(FILE_SECRET), 'the message shows the secret');
