@@ -8,7 +8,7 @@ import { readCookie } from './http/cookies.js';
 import { toPublicError, type PublicError } from './http/errors.js';
 import { isLingering, type LingerLimits } from './http/lingering-close.js';
 import { parseQuery } from './http/query.js';
-import { sendRawJson } from './http/respond.js';
+import { sendPrepared, sendRawJson } from './http/respond.js';
 import { createRouter, type RouteMissing } from './http/router.js';
 import type { Logger } from './log/logger.js';
 import type { RequestContext, Route } from './routes/context.js';
@@ -49,7 +49,8 @@ export function createApp(options: AppOptions): App {
 
   const sendError = (req: IncomingMessage, res: ServerResponse, answer: PublicError): void => {
     // A body still arriving would be parsed as the next request: close (gracefully) instead.
-    sendRawJson(res, answer.status, answer.json, bodyPolicy.closeIfBodyPending(req) ? Object.assign({}, answer.headers, { connection: 'close' }) : answer.headers);
+    if (bodyPolicy.closeIfBodyPending(req)) sendRawJson(res, answer.status, answer.json, Object.assign({}, answer.headers, { connection: 'close' }));
+    else sendPrepared(res, answer.prepared);
   };
 
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {

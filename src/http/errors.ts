@@ -1,4 +1,5 @@
 import * as errors from '../errors.js';
+import { prepareAnswer, type PreparedAnswer } from './respond.js';
 
 export interface PublicError {
   readonly status: number;
@@ -6,6 +7,8 @@ export interface PublicError {
   /** The body as JSON, serialized once per kind of error. */
   readonly json: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Status, headers and body, built once: what is sent unless the connection must close. */
+  readonly prepared: PreparedAnswer;
   /** True for what the operator must see, logged with its cause and stack: anything but a Refusal. */
   readonly isLogged: boolean;
 }
@@ -46,7 +49,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const INTERNAL_BODY = { code: 'INTERNAL_ERROR', message: 'Something went wrong on the server.' } as const;
-const INTERNAL: PublicError = Object.freeze({ status: 500, body: INTERNAL_BODY, json: JSON.stringify(INTERNAL_BODY), headers: NO_HEADERS, isLogged: true });
+const INTERNAL_JSON = JSON.stringify(INTERNAL_BODY);
+const INTERNAL: PublicError = Object.freeze({ status: 500, body: INTERNAL_BODY, json: INTERNAL_JSON, headers: NO_HEADERS, prepared: prepareAnswer(500, INTERNAL_JSON), isLogged: true });
 
 // The answer of each error class without headers of its own, kept while its message stays the
 // same: the refusals on the hot path (401, 403, 404) build no object and serialize nothing.
@@ -72,5 +76,6 @@ export function toPublicError(error: unknown): PublicError {
 
 function answerOf(status: number, error: errors.GatehouseError, headers: Readonly<Record<string, string>>, isLogged: boolean): PublicError {
   const body = Object.freeze({ code: error.code, message: error.message });
-  return Object.freeze({ status, body, json: JSON.stringify(body), headers, isLogged });
+  const json = JSON.stringify(body);
+  return Object.freeze({ status, body, json, headers, prepared: prepareAnswer(status, json, headers), isLogged });
 }

@@ -1,17 +1,47 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
-/** Serializes `body` and sends it; with sendRawJson, the only writer of status, headers and body. */
+/** Serializes `body` and sends it; with sendRawJson and sendPrepared, the only writer of status, headers and body. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string | string[]>>): void {
   sendRawJson(res, status, JSON.stringify(body), headers);
 }
 
 /**
- * Sends text that already is JSON (a cached answer). An ASCII string goes out in one chunk with
- * the header block (node joins a string body to the headers; a Buffer is a second chunk of a
- * writev): about 5% less CPU per answer. It is written as latin1, so header values keep node's
- * usual byte for byte encoding; any other string goes out as UTF-8 bytes, as a Buffer does.
+ * Sends text that already is JSON. An ASCII string goes out in one chunk with the header block
+ * (node joins a string body to the headers; a Buffer is a second chunk of a writev): about 5%
+ * less CPU per answer. It is written as latin1, so header values keep node's usual byte for byte
+ * encoding; any other string goes out as UTF-8 bytes, as a Buffer does.
  */
 export function sendRawJson(res: ServerResponse, status: number, json: string | Buffer, headers?: Readonly<Record<string, string | string[]>>): void {
+  const body = typeof json === 'string' && Buffer.byteLength(json) !== json.length ? Buffer.from(json) : json;
+  res.writeHead(status, answerHeaders(body, headers));
+  endWith(res, body);
+}
+
+/** An answer made once and sent many times (verify's 200 for a user, a fixed refusal): see prepareAnswer. */
+export interface PreparedAnswer {
+  readonly status: number;
+  readonly headers: Readonly<OutgoingHttpHeaders>;
+  /** ASCII JSON as a string (one chunk with the headers), anything else as its UTF-8 bytes. */
+  readonly body: string | Buffer;
+}
+
+/**
+ * Builds an answer's headers and body once, for an answer sent many times: each send then makes
+ * no object and measures nothing. node only reads the headers object it is given, so one frozen
+ * object serves every send.
+ */
+export function prepareAnswer(status: number, json: string, headers?: Readonly<Record<string, string | string[]>>): PreparedAnswer {
+  const body = Buffer.byteLength(json) === json.length ? json : Buffer.from(json);
+  return Object.freeze({ status, headers: Object.freeze(answerHeaders(body, headers)), body });
+}
+
+export function sendPrepared(res: ServerResponse, answer: PreparedAnswer): void {
+  res.writeHead(answer.status, answer.headers);
+  endWith(res, answer.body);
+}
+
+/** The headers of every JSON answer, plus `headers`. `body` is ASCII text or bytes. */
+function answerHeaders(body: string | Buffer, headers: Readonly<Record<string, string | string[]>> | undefined): OutgoingHttpHeaders {
   // Every answer is about accounts and sessions: never cached, never sniffed. A fresh literal,
   // not `{ ...COMMON, 'content-length': n }`: on Node 20 (V8 11.3) objects made by a spread
   // followed by another property are promoted out of the young generation in bulk, so under
@@ -21,22 +51,16 @@ export function sendRawJson(res: ServerResponse, status: number, json: string | 
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-    'content-length': typeof json === 'string' ? Buffer.byteLength(json) : json.length,
+    'content-length': body.length,
   };
-  res.writeHead(status, headers === undefined ? all : Object.assign(all, headers));
-  // Joined to the header block, a string would be encoded with it: UTF-8 would turn a header's
-  // latin1 byte (0x80-0xff) into two. So only ASCII (byte length = length) is sent as a string.
-  if (typeof json === 'string' && all['content-length'] !== json.length) res.end(Buffer.from(json));
-  else res.end(json, 'latin1');
+  return headers === undefined ? all : Object.assign(all, headers);
 }
 
-/**
- * JSON text in the form sendRawJson sends fastest, for an answer made once and sent many times:
- * ASCII stays a string (one chunk with the headers); anything else is encoded to UTF-8 once here
- * rather than twice on every send (its length, then its bytes).
- */
-export function preparedJson(text: string): string | Buffer {
-  return Buffer.byteLength(text) === text.length ? text : Buffer.from(text);
+// Joined to the header block, a string would be encoded with it: UTF-8 would turn a header's
+// latin1 byte (0x80-0xff) into two. So only ASCII reaches here as a string, written as latin1.
+function endWith(res: ServerResponse, body: string | Buffer): void {
+  if (typeof body === 'string') res.end(body, 'latin1');
+  else res.end(body);
 }
 
 /** Sends a static asset whose headers (type, length, policies) were all built once at start-up. */

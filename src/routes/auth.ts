@@ -18,10 +18,11 @@ import {
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
+import { toPublicError } from '../http/errors.js';
 import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { networkKeyOf } from '../http/network-key.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
-import { preparedJson, sendJson, sendRawJson } from '../http/respond.js';
+import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
@@ -88,11 +89,14 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
-  const unauthenticatedVerifyBody = preparedJson(JSON.stringify({ configs }));
+  const unauthenticatedVerify = prepareAnswer(401, JSON.stringify({ configs }));
   // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
-  const verifyBodies = new WeakMap<StoredUser, string | Buffer>();
+  const verifyAnswers = new WeakMap<StoredUser, PreparedAnswer>();
   // The list is rebuilt only when the store has changed since it was last sent.
-  let userList: { version: number; body: string | Buffer } | undefined;
+  let userList: { version: number; answer: PreparedAnswer } | undefined;
+  // The refusals of GET /users (what a scanner gets) are answered, not thrown: no unwinding, no lookup.
+  const authRequired = toPublicError(new AuthRequired()).prepared;
+  const notAdministrator = toPublicError(new NotAdministrator()).prepared;
   const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
   // Secure when configured, or when a trusted proxy says the client came over HTTPS.
@@ -110,7 +114,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
     const builtIn = { username: '_config', level: 10 } as const;
     // Every caller gets the same answer: serialized once (and no spread on the hot path, see respond.ts).
-    const verifyBody = preparedJson(JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs }));
+    const verifyAnswer = prepareAnswer(200, JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs }));
     // Everyone is administrator here, so only the proxy that authenticates (or loopback) is
     // answered, even when the port is reachable some other way.
     const guard = (ctx: RequestContext): void => {
@@ -124,7 +128,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       } },
       { method: 'GET', path: '/api/auth/verify', body: 'none', handler: (ctx) => {
         guard(ctx);
-        sendRawJson(ctx.res, 200, verifyBody);
+        sendPrepared(ctx.res, verifyAnswer);
       } },
       { method: 'GET', path: '/api/auth/logout', body: 'none', handler: (ctx) => {
         guard(ctx);
@@ -214,15 +218,15 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         const caller = session.check(ctx.credentials);
         if ('refused' in caller) {
           // Spec section 4: the 401 on verify carries configs and nothing else.
-          sendRawJson(ctx.res, 401, unauthenticatedVerifyBody);
+          sendPrepared(ctx.res, unauthenticatedVerify);
           return;
         }
-        let body = verifyBodies.get(caller.user);
-        if (body === undefined) {
-          body = preparedJson(JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs }));
-          verifyBodies.set(caller.user, body);
+        let answer = verifyAnswers.get(caller.user);
+        if (answer === undefined) {
+          answer = prepareAnswer(200, JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs }));
+          verifyAnswers.set(caller.user, answer);
         }
-        sendRawJson(ctx.res, 200, body);
+        sendPrepared(ctx.res, answer);
       },
     },
     {
@@ -240,13 +244,21 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       path: '/api/auth/users',
       body: 'none',
       handler(ctx) {
-        session.requireAdministrator(ctx.credentials);
+        const caller = session.check(ctx.credentials);
+        if ('refused' in caller) {
+          sendPrepared(ctx.res, authRequired);
+          return;
+        }
+        if (!isAdministrator(caller.user.level)) {
+          sendPrepared(ctx.res, notAdministrator);
+          return;
+        }
         if (userList?.version !== store.version) {
           const entries: Array<{ username: string; level: StoredUser['level'] }> = [];
           for (const user of store.list()) entries.push({ username: user.username, level: user.level });
-          userList = { version: store.version, body: preparedJson(JSON.stringify(entries)) };
+          userList = { version: store.version, answer: prepareAnswer(200, JSON.stringify(entries)) };
         }
-        sendRawJson(ctx.res, 200, userList.body);
+        sendPrepared(ctx.res, userList.answer);
       },
     },
     {

@@ -4,7 +4,7 @@ import { AuthRequired, NotAdministrator, ServiceStopping, UnknownLevel } from '.
 import { toPublicError } from '../http/errors.js';
 import { isVisibleAscii, percentEncodeHeaderValue } from '../http/header-value.js';
 import { parseQuery } from '../http/query.js';
-import { preparedJson, sendRawJson } from '../http/respond.js';
+import { prepareAnswer, sendPrepared, sendRawJson, type PreparedAnswer } from '../http/respond.js';
 import { ANY_METHOD } from '../http/router.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
@@ -35,14 +35,12 @@ const MAX_LOGGED_UNKNOWN_LEVELS = 32;
  */
 export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const { session, allowedRedirectHosts, isStopping, logger } = deps;
-  const bodyOf = (error: Error): string | Buffer => preparedJson(toPublicError(error).json);
-  const allowedBody = '{}';
-  const unauthenticatedBody = bodyOf(new AuthRequired());
-  const notAdministratorBody = bodyOf(new NotAdministrator());
-  const unknownLevelBody = bodyOf(new UnknownLevel());
-  const stoppingBody = bodyOf(new ServiceStopping());
-  // Stored users are immutable and replaced on change: the encoded headers hang off the record.
-  const allowedHeaders = new WeakMap<StoredUser, Readonly<Record<string, string>>>();
+  const unauthenticated = toPublicError(new AuthRequired());
+  const notAdministrator = toPublicError(new NotAdministrator()).prepared;
+  const unknownLevel = toPublicError(new UnknownLevel()).prepared;
+  const stopping = toPublicError(new ServiceStopping()).prepared;
+  // Stored users are immutable and replaced on change: the answer with the encoded headers hangs off the record.
+  const allowedAnswers = new WeakMap<StoredUser, PreparedAnswer>();
   // Each distinct unknown level is logged once, a bounded number of them: the endpoint is public,
   // so a stranger's made-up levels must not use up the warning an operator's typo needs.
   const loggedUnknownLevels = new Set<string>();
@@ -57,7 +55,7 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
       handler(ctx) {
         const { req, res } = ctx;
         if (isStopping()) {
-          sendRawJson(res, 503, stoppingBody);
+          sendPrepared(res, stopping);
           return;
         }
         const level = ctx.query['level'];
@@ -68,27 +66,27 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
             // Not `level`: that name is the log line's own severity field.
             logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { askedLevel });
           }
-          sendRawJson(res, 403, unknownLevelBody);
+          sendPrepared(res, unknownLevel);
           return;
         }
         const caller = session.check(credentialsOf(ctx.credentials, req.headers));
         if ('refused' in caller) {
           const location = loginLocation(ctx.query['login'], req.headers, allowedRedirectHosts);
-          if (location === undefined) sendRawJson(res, 401, unauthenticatedBody);
-          else sendRawJson(res, 302, unauthenticatedBody, { location });
+          if (location === undefined) sendPrepared(res, unauthenticated.prepared);
+          else sendRawJson(res, 302, unauthenticated.json, { location });
           return;
         }
         const { user } = caller;
         if (level === 'ADMINISTRATOR' && !isAdministrator(user.level)) {
-          sendRawJson(res, 403, notAdministratorBody);
+          sendPrepared(res, notAdministrator);
           return;
         }
-        let headers = allowedHeaders.get(user);
-        if (headers === undefined) {
-          headers = Object.freeze({ 'remote-user': percentEncodeHeaderValue(user.username), 'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER' });
-          allowedHeaders.set(user, headers);
+        let answer = allowedAnswers.get(user);
+        if (answer === undefined) {
+          answer = prepareAnswer(200, '{}', { 'remote-user': percentEncodeHeaderValue(user.username), 'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER' });
+          allowedAnswers.set(user, answer);
         }
-        sendRawJson(res, 200, allowedBody, headers);
+        sendPrepared(res, answer);
       },
     },
   ];

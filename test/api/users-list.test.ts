@@ -85,12 +85,15 @@ describe('GET /api/auth/users', () => {
   });
 
   it('returns 401 {code, message} without credentials', async () => {
-    assertError(await server.request({ path: '/api/auth/users' }), 401);
+    const res = await server.request({ path: '/api/auth/users' });
+    assertError(res, 401, 'AUTH_REQUIRED');
+    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
   });
 
   it('returns 401 for an invalid token', async () => {
-    assertError(await listUsers(server, 'not.a.token'), 401);
-    assertError(await listUsers(server, `${root.token}x`), 401);
+    assertError(await listUsers(server, 'not.a.token'), 401, 'AUTH_REQUIRED');
+    assertError(await listUsers(server, `${root.token}x`), 401, 'AUTH_REQUIRED');
   });
 
   it('returns 401 for a correctly signed token naming a user that does not exist', async () => {
@@ -101,7 +104,10 @@ describe('GET /api/auth/users', () => {
   it('returns 403 when a non-admin lists users', async () => {
     for (const level of [5, 'USER'] as const) {
       const user = await createUser(server, root.token, { level });
-      assertError(await listUsers(server, user.token), 403);
+      const res = await listUsers(server, user.token);
+      assertError(res, 403, 'NOT_ADMINISTRATOR');
+      assert.equal(res.headers['cache-control'], 'no-store');
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
     }
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { preparedJson, sendJson, sendRawJson } from '../../src/http/respond.js';
+import { prepareAnswer, sendJson, sendPrepared, sendRawJson } from '../../src/http/respond.js';
 
 /** Answers one request with `answer` and returns the raw bytes the client received. */
 async function rawAnswer(answer: (res: ServerResponse) => void): Promise<Buffer> {
@@ -27,13 +27,13 @@ function split(raw: Buffer): { head: Buffer; body: Buffer } {
   return { head: raw.subarray(0, end), body: raw.subarray(end + 4) };
 }
 
-describe('sendJson and sendRawJson', () => {
+describe('sendJson, sendRawJson and sendPrepared', () => {
   const cases = [
     { name: 'an ASCII JSON string', send: (res: ServerResponse) => sendRawJson(res, 200, '{"username":"ann"}', { 'x-test': 'caf\u00e9' }), body: '{"username":"ann"}' },
     { name: 'a JSON string with characters beyond ASCII', send: (res: ServerResponse) => sendRawJson(res, 200, '{"username":"zo\u00eb \u{1f600}"}', { 'x-test': 'caf\u00e9' }), body: '{"username":"zo\u00eb \u{1f600}"}' },
     { name: 'a Buffer', send: (res: ServerResponse) => sendRawJson(res, 200, Buffer.from('{"username":"zo\u00eb"}'), { 'x-test': 'caf\u00e9' }), body: '{"username":"zo\u00eb"}' },
-    { name: 'a prepared ASCII answer', send: (res: ServerResponse) => sendRawJson(res, 200, preparedJson('{"username":"ann"}'), { 'x-test': 'caf\u00e9' }), body: '{"username":"ann"}' },
-    { name: 'a prepared answer beyond ASCII', send: (res: ServerResponse) => sendRawJson(res, 200, preparedJson('{"username":"zo\u00eb \u{1f600}"}'), { 'x-test': 'caf\u00e9' }), body: '{"username":"zo\u00eb \u{1f600}"}' },
+    { name: 'a prepared ASCII answer', send: (res: ServerResponse) => sendPrepared(res, prepareAnswer(200, '{"username":"ann"}', { 'x-test': 'caf\u00e9' })), body: '{"username":"ann"}' },
+    { name: 'a prepared answer beyond ASCII', send: (res: ServerResponse) => sendPrepared(res, prepareAnswer(200, '{"username":"zo\u00eb \u{1f600}"}', { 'x-test': 'caf\u00e9' })), body: '{"username":"zo\u00eb \u{1f600}"}' },
     { name: 'a value through sendJson, beyond ASCII', send: (res: ServerResponse) => sendJson(res, 401, { message: 'na\u00efve' }, { 'x-test': 'caf\u00e9' }), body: '{"message":"na\u00efve"}' },
   ];
   for (const { name, send, body } of cases) {
@@ -51,11 +51,26 @@ describe('sendJson and sendRawJson', () => {
   }
 });
 
-describe('preparedJson', () => {
-  it('keeps ASCII as a string and encodes anything else to UTF-8 once', () => {
-    assert.equal(preparedJson('{"a":1}'), '{"a":1}');
-    const prepared = preparedJson('{"a":"\u00e9"}');
-    assert.ok(Buffer.isBuffer(prepared));
-    assert.deepEqual(prepared, Buffer.from('{"a":"\u00e9"}', 'utf8'));
+describe('prepareAnswer', () => {
+  it('keeps ASCII as a string and encodes anything else to UTF-8 once, with a content-length of its bytes', () => {
+    const ascii = prepareAnswer(200, '{"a":1}');
+    assert.equal(ascii.body, '{"a":1}');
+    assert.equal(ascii.headers['content-length'], 7);
+    const wide = prepareAnswer(200, '{"a":"\u00e9"}');
+    assert.ok(Buffer.isBuffer(wide.body));
+    assert.deepEqual(wide.body, Buffer.from('{"a":"\u00e9"}', 'utf8'));
+    assert.equal(wide.headers['content-length'], 10);
+  });
+
+  it('is frozen, headers included, and sends the same bytes every time', async () => {
+    const answer = prepareAnswer(403, '{"code":"NOT_ADMINISTRATOR"}', { 'remote-level': 'USER' });
+    assert.ok(Object.isFrozen(answer) && Object.isFrozen(answer.headers));
+    const first = await rawAnswer((res) => sendPrepared(res, answer));
+    const second = await rawAnswer((res) => sendPrepared(res, answer));
+    const withoutDate = (raw: Buffer): string => raw.toString('latin1').replace(/\r\ndate: [^\r]*/i, '');
+    assert.equal(withoutDate(second), withoutDate(first));
+    assert.match(first.toString('latin1'), /^HTTP\/1\.1 403 Forbidden\r\n/);
+    assert.match(first.toString('latin1'), /\r\nremote-level: USER\r\n/);
+    assert.equal(split(first).body.toString(), '{"code":"NOT_ADMINISTRATOR"}');
   });
 });
