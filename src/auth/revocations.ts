@@ -153,13 +153,12 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     );
   }
 
-  const isRevoked = (digest: string, claims: SessionClaims): boolean => {
-    if (cutoffs.size > 0) {
-      const cutoff = cutoffs.get(claims.username);
-      if (cutoff !== undefined && claims.iat < cutoff.before) return true;
-    }
-    return entries.size > 0 && entries.has(digest);
+  const isCutOff = (claims: SessionClaims): boolean => {
+    if (cutoffs.size === 0) return false;
+    const cutoff = cutoffs.get(claims.username);
+    return cutoff !== undefined && claims.iat < cutoff.before;
   };
+  const isRevoked = (digest: string, claims: SessionClaims): boolean => isCutOff(claims) || (entries.size > 0 && entries.has(digest));
 
   // One write at a time, each from the last state on disk. A batch is made on copies and takes
   // effect once written: a logout answered "not applied" has not been (nor after a restart).
@@ -201,7 +200,8 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
 
   return {
     isRevoked(token, claims) {
-      return isRevoked(digestOf(token), claims);
+      // Every verification asks: with nothing remembered (the usual state), no digest is made.
+      return isCutOff(claims) || (entries.size > 0 && entries.has(digestOf(token)));
     },
     async close() {
       isClosed = true;
