@@ -17,6 +17,16 @@
 // Scenarios: verify, verify-token, forward, forward-token, 401 (GET /users, no credentials),
 // 403 (a USER on /users), 404 (unknown path). A forward scenario on a build without the route
 // prints "route missing".
+//
+// --rung NAME (repeatable; answer, request, mac, log, lookup) also measures the rungs of
+// scripts/bench/floor-server.mjs, built from the first build's dist/, on verify's request: the
+// service's own pieces assembled with nothing else, one more per rung, --rung-processes (2) of
+// each. With them, the output ends with a ladder: bare, each rung, then verify on the builds
+// named like the first, each pooled per round, and what each step adds to the one before (the
+// median of per-round differences): where verify's CPU goes, measured rather than sampled.
+//
+//   node scripts/bench/cpu-ab.mjs --build service:1=dist --build service:2=dist --scenario verify \
+//        --rung answer --rung request --rung mac --rung log --rounds 15 --seconds 1
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
 import http from 'node:http';
@@ -33,6 +43,8 @@ const { values: opts } = parseArgs({
   options: {
     build: { type: 'string', multiple: true, default: ['current=dist'] },
     scenario: { type: 'string', multiple: true, default: ['verify'] },
+    rung: { type: 'string', multiple: true, default: [] },
+    'rung-processes': { type: 'string', default: '2' },
     rounds: { type: 'string', default: '9' },
     seconds: { type: 'string', default: '2' },
     conns: { type: 'string', default: '16' },
@@ -191,6 +203,25 @@ for (const name of opts.scenario) {
     cells.push({ key: `${name} ${build.label}`, name, build, target: build, spec });
   }
 }
+// The floor rungs, on verify's request, each with the cookie its server signed; --rung-processes
+// of each, pooled per round as the builds NAME:N are.
+const rungCells = [];
+for (const rung of opts.rung) {
+  const distPath = resolve(opts.build[0].includes('=') ? opts.build[0].split('=')[1] : opts.build[0]);
+  for (let copy = 1; copy <= Number(opts['rung-processes']); copy++) {
+    const child = start(opts['server-cpus'], process.execPath, [join(HERE, 'floor-server.mjs'), distPath, rung], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const info = await new Promise((ok, fail) => {
+      child.stdout.once('data', (c) => ok(JSON.parse(String(c).split('\n')[0])));
+      child.once('exit', (code) => fail(new Error(`floor-server ${rung} exited with ${code}`)));
+    });
+    const target = { label: `rung ${rung}:${copy}`, url: `http://127.0.0.1:${info.port}`, pid: child.pid };
+    const spec = { path: '/api/auth/verify', headers: { Cookie: info.cookie }, status: 200 };
+    const probe = await request(`${target.url}${spec.path}`, { headers: spec.headers });
+    if (probe.status !== 200) throw new Error(`rung ${rung}: expected 200, got ${probe.status}`);
+    rungCells.push({ key: target.label, rung, target, spec });
+  }
+}
+cells.splice(1, 0, ...rungCells);
 for (const cell of cells) await wrk(`${cell.target.url}${cell.spec.path}`, cell.spec.headers, 1); // warm-up
 const results = new Map(cells.map((c) => [c.key, []]));
 for (let round = 0; round < rounds; round++) {
@@ -207,6 +238,33 @@ for (const cell of cells.slice(1)) {
   const vsBare = median(micros.map((m, i) => bareMicros[i] / m));
   const odd = rs.reduce((n, r) => n + (cell.spec.status === 200 ? r.non2xx : 0) + r.socketErrors, 0);
   line([cell.key.padEnd(24), `${median(micros).toFixed(2).padStart(7)} µs/req`, `bare/this ${vsBare.toFixed(3)}`, `req/s ${median(rs.map((r) => r.requests / seconds)).toFixed(0)}`, `rounds ${Math.min(...micros).toFixed(1)}–${Math.max(...micros).toFixed(1)} µs`, odd > 0 ? `(${odd} unexpected answers or socket errors)` : '']);
+}
+if (rungCells.length > 0) {
+  // The ladder: bare, each rung (its processes pooled), then verify on the first build's NAME
+  // (its processes pooled); each step is the median over rounds of the difference from the step before.
+  const pooledOf = (keys) => Array.from({ length: rounds }, (_, round) => {
+    const rs = keys.map((key) => results.get(key)?.[round]).filter((r) => r !== undefined);
+    return rs.reduce((sum, r) => sum + r.micros * r.requests, 0) / rs.reduce((sum, r) => sum + r.requests, 0);
+  });
+  const serviceName = builds[0]?.label.split(':')[0];
+  const serviceKeys = builds.filter((b) => b.label.split(':')[0] === serviceName).map((b) => `verify ${b.label}`).filter((key) => results.has(key));
+  const ladder = [{ name: 'bare node:http', series: pooledOf(['bare']) }];
+  for (const rung of opts.rung.filter((name) => name !== 'lookup')) ladder.push({ name: `rung ${rung}`, series: pooledOf(rungCells.filter((c) => c.rung === rung).map((c) => c.key)) });
+  if (serviceKeys.length > 0) ladder.push({ name: `verify ${serviceName}`, series: pooledOf(serviceKeys) });
+  line([`ladder (CPU µs per request; each rung's processes pooled per round; a step is the median of per-round differences):`]);
+  for (let i = 0; i < ladder.length; i++) {
+    const { name, series } = ladder[i];
+    const vsBare = median(series.map((m, round) => bareMicros[round] / m));
+    const step = i === 0 ? '' : (() => {
+      const steps = series.map((m, round) => m - ladder[i - 1].series[round]);
+      return `adds ${median(steps).toFixed(2).padStart(6)} µs (rounds ${Math.min(...steps).toFixed(1)} to ${Math.max(...steps).toFixed(1)})`;
+    })();
+    line([`  ${name.padEnd(22)} ${median(series).toFixed(2).padStart(7)} µs  bare/this ${vsBare.toFixed(3)}  ${step}`]);
+  }
+  if (opts.rung.includes('lookup')) {
+    const series = pooledOf(rungCells.filter((c) => c.rung === 'lookup').map((c) => c.key));
+    line([`  (rung lookup, not on the ladder: ${median(series).toFixed(2)} µs, bare/this ${median(series.map((m, round) => bareMicros[round] / m)).toFixed(3)})`]);
+  }
 }
 if (builds.length >= 2) {
   // Every build against the first, and each against the one before it.
