@@ -26,6 +26,16 @@ export interface LogSink {
   write(text: string): unknown;
 }
 
+/** A request line until its batch is written. */
+interface RequestRecord {
+  readonly timeMs: number;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly address: string;
+}
+
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 // stdout lines are batched and written this often (or sooner, when this many are waiting): in a
@@ -53,7 +63,9 @@ function lastValueQuoter(): (value: string) => string {
 export function createLogger(options: { level: LogLevel; format: LogFormat; stdout: LogSink; stderr: LogSink; now?: () => number }): Logger {
   const now = options.now ?? Date.now;
   const threshold = RANK[options.level];
-  let buffered: string[] = [];
+  // Lines waiting for the next write: other lines as text, request lines as their fields, made
+  // into text only when the batch is written (one small record per request in the meantime).
+  let buffered: Array<string | RequestRecord> = [];
   let timer: NodeJS.Timeout | undefined;
 
   const flush = (): void => {
@@ -62,8 +74,10 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
       timer = undefined;
     }
     if (buffered.length === 0) return;
-    const text = buffered.join('');
+    const lines = buffered;
     buffered = [];
+    let text = '';
+    for (const line of lines) text += typeof line === 'string' ? line : requestLine(line);
     options.stdout.write(text);
   };
 
@@ -101,7 +115,7 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
     return `${line}\n`;
   };
 
-  const push = (line: string): void => {
+  const push = (line: string | RequestRecord): void => {
     buffered.push(line);
     if (buffered.length >= MAX_BUFFERED_LINES) flush();
     else timer ??= setTimeout(flush, FLUSH_INTERVAL_MS);
@@ -122,8 +136,10 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
       emit('info', 'request', { method, path, status, durationMs, address });
       return;
     }
-    push(`{"time":"${timeOf(now())}","level":"info","msg":"request","method":${quoteMethod(method)},"path":${quotePath(path)},"status":${status},"durationMs":${durationText(durationMs)},"address":${quoteAddress(address)}}\n`);
+    push({ timeMs: now(), method, path, status, durationMs, address });
   };
+  const requestLine = (r: RequestRecord): string =>
+    `{"time":"${timeOf(r.timeMs)}","level":"info","msg":"request","method":${quoteMethod(r.method)},"path":${quotePath(r.path)},"status":${r.status},"durationMs":${durationText(r.durationMs)},"address":${quoteAddress(r.address)}}\n`;
 
   return {
     request,
