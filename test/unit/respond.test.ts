@@ -62,6 +62,15 @@ describe('prepareAnswer', () => {
     assert.equal(wide.headers['content-length'], 10);
   });
 
+  it('keeps a large body (the list of thousands of users) as bytes, even when it is ASCII', () => {
+    const json = JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ username: `u${i}`, level: 5 })));
+    assert.ok(json.length > 8 * 1024);
+    const answer = prepareAnswer(200, json);
+    assert.ok(Buffer.isBuffer(answer.body));
+    assert.equal(answer.headers['content-length'], json.length);
+    assert.equal(typeof prepareAnswer(200, json.slice(0, 8 * 1024)).body, 'string');
+  });
+
   it('is frozen, headers included, and sends the same bytes every time', async () => {
     const answer = prepareAnswer(403, '{"code":"NOT_ADMINISTRATOR"}', { 'remote-level': 'USER' });
     assert.ok(Object.isFrozen(answer) && Object.isFrozen(answer.headers));
