@@ -153,12 +153,15 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     );
   }
 
-  const isCutOff = (claims: SessionClaims): boolean => {
-    if (cutoffs.size === 0) return false;
-    const cutoff = cutoffs.get(claims.username);
-    return cutoff !== undefined && claims.iat < cutoff.before;
+  // Every verification asks: with nothing remembered (the usual state), no digest is made.
+  // `digest` is the token's, when the caller has it already.
+  const isRevoked = (token: string, claims: SessionClaims, digest?: string): boolean => {
+    if (cutoffs.size > 0) {
+      const cutoff = cutoffs.get(claims.username);
+      if (cutoff !== undefined && claims.iat < cutoff.before) return true;
+    }
+    return entries.size > 0 && entries.has(digest ?? digestOf(token));
   };
-  const isRevoked = (digest: string, claims: SessionClaims): boolean => isCutOff(claims) || (entries.size > 0 && entries.has(digest));
 
   // One write at a time, each from the last state on disk. A batch is made on copies and takes
   // effect once written: a logout answered "not applied" has not been (nor after a restart).
@@ -199,10 +202,7 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
   }
 
   return {
-    isRevoked(token, claims) {
-      // Every verification asks: with nothing remembered (the usual state), no digest is made.
-      return isCutOff(claims) || (entries.size > 0 && entries.has(digestOf(token)));
-    },
+    isRevoked: (token, claims) => isRevoked(token, claims),
     async close() {
       isClosed = true;
       while (draining !== undefined) await draining;
@@ -212,7 +212,7 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
       const digest = digestOf(token);
       // Already refused on disk, or waiting in a batch (the one being written, or the next):
       // no write of its own. A caller joining a batch gets that batch's answer.
-      if (isRevoked(digest, claims)) return Promise.resolve();
+      if (isRevoked(token, claims, digest)) return Promise.resolve();
       if (writing?.entries.has(digest) === true) return writing.done;
       const batch = (next ??= newBatch());
       if (!batch.entries.has(digest)) batch.entries.set(digest, { username: claims.username, exp: claims.exp, iat: claims.iat });
