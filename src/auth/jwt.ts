@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { TokenInvalid } from '../errors.js';
 import { isPlainObject } from '../validate/check.js';
+import { readAmr, type Amr } from './amr.js';
 
 export interface SessionClaims {
   readonly username: string;
@@ -8,6 +9,8 @@ export interface SessionClaims {
   readonly exp: number;
   /** The user's session key when we issued the token; absent in tokens minted elsewhere (content tokens). */
   readonly sid?: string;
+  /** How the session was made (RFC 8176); absent in tokens minted elsewhere and in older ones: one factor. */
+  readonly amr?: Amr;
 }
 
 export type TokenInspection = { readonly ok: true; readonly claims: SessionClaims } | { readonly ok: false; readonly reason: string };
@@ -129,7 +132,10 @@ function checkClaims(payload: Readonly<Record<string, unknown>>, nowSeconds: num
   const sid = payload['sid'];
   if (sid === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp }) });
   if (typeof sid !== 'string') return refuse('sid');
-  return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid }) });
+  if (payload['amr'] === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid }) });
+  const amr = readAmr(payload['amr']);
+  if (amr === undefined) return refuse('amr');
+  return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid, amr }) });
 }
 
 function headerProblem(header: Record<string, unknown>): string | undefined {

@@ -1,3 +1,4 @@
+import { PASSWORD_ONLY, type Amr } from '../auth/amr.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
@@ -102,11 +103,11 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   // Secure when configured, or when a trusted proxy says the client came over HTTPS.
   const isSecureCookie = (ctx: RequestContext): boolean => config.secureCookie || deps.proxyTrust.isForwardedHttps(ctx.req);
 
-  const sessionCookieFor = (ctx: RequestContext, user: StoredUser): string => {
+  const sessionCookieFor = (ctx: RequestContext, user: StoredUser, amr: Amr = PASSWORD_ONLY): string => {
     const iat = nowSeconds();
     // jti makes every token unique, so two logins in one second never share a token (and
     // revoking one on logout cannot end the other).
-    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey, jti: newTokenId() });
+    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey, jti: newTokenId(), amr });
     return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain });
   };
 

@@ -66,6 +66,18 @@ describe('createTokenCodec', () => {
     assert.deepEqual(codec.verify(signRaw(json({ alg: 'HS256' }), json(liveClaims)), NOW), liveClaims);
   });
 
+  it('keeps a known amr claim of a token with a session key, as a frozen list', () => {
+    const claims = codec.verify(codec.sign({ ...liveClaims, sid: 'k', amr: ['pwd', 'otp'] }), NOW);
+    assert.deepEqual(claims.amr, ['pwd', 'otp']);
+    assert.ok(Object.isFrozen(claims.amr));
+  });
+
+  it('refuses an amr claim that is not a list of known values', () => {
+    for (const amr of [['pwd', 'sms'], 'pwd', [1], ['pwd', 'otp', 'hwk', 'user', 'pwd'], {}]) {
+      assert.equal(codec.inspect(codec.sign({ ...liveClaims, sid: 'k', amr }), NOW).ok, false, JSON.stringify(amr));
+    }
+  });
+
   it('refuses a secret shorter than 32 bytes with a TypeError', () => {
     assert.throws(() => createTokenCodec(Buffer.alloc(31, 1)), TypeError);
     assert.throws(() => createTokenCodec(Buffer.alloc(0)), TypeError);

@@ -1,0 +1,35 @@
+/**
+ * How a session was made (RFC 8176 `amr` values we issue): `pwd` a password, `otp` a TOTP or
+ * recovery code, `hwk` a passkey, `user` the authenticator verified the user (PIN, biometric).
+ */
+export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'user'] as const;
+export type AmrValue = (typeof AMR_VALUES)[number];
+export type Amr = readonly AmrValue[];
+
+export const PASSWORD_ONLY: Amr = Object.freeze(['pwd']);
+export const PASSWORD_AND_CODE: Amr = Object.freeze(['pwd', 'otp']);
+
+/** Two factors (INTERFACE.md "Signing in"): a code after the password, or a passkey that verified its user. */
+export function isTwoFactor(amr: Amr | undefined): boolean {
+  if (amr === undefined) return false;
+  return amr.includes('otp') || (amr.includes('hwk') && amr.includes('user'));
+}
+
+/** The passkey `amr`: `hwk`, plus `user` when the authenticator says it verified the user. */
+export function passkeyAmr(isUserVerified: boolean): Amr {
+  return isUserVerified ? PASSKEY_VERIFIED : PASSKEY_PRESENT;
+}
+const PASSKEY_VERIFIED: Amr = Object.freeze(['hwk', 'user']);
+const PASSKEY_PRESENT: Amr = Object.freeze(['hwk']);
+
+/** An `amr` claim as read from a token we signed: undefined unless an array of at most 4 known values. */
+export function readAmr(input: unknown): Amr | undefined {
+  if (!Array.isArray(input) || input.length > AMR_VALUES.length) return undefined;
+  const values: AmrValue[] = [];
+  for (const item of input) {
+    const known = AMR_VALUES.find((value) => value === item);
+    if (known === undefined) return undefined;
+    values.push(known);
+  }
+  return Object.freeze(values);
+}
