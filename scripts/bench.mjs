@@ -1176,5 +1176,5 @@ else if (opts.role === 'loadgen') await runLoadgen();
 else if (opts.role === 'scrypt') await runScryptAlone();
 else if (opts.help) process.stdout.write(HELP);
 else await main();
-// Issue 12, item 7: a legitimate login's latency during a 64-address storm (its own script and service).
+// A legitimate login's latency during a 64-address storm (its own script and service).
 if (opts.role === undefined && !opts.help && !opts.profile) spawnSync(process.execPath, [join(ROOT, 'scripts', 'bench', 'login-fairness.mjs')], { stdio: 'inherit' });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Crash test (issue 4): runs the BUILT service (dist/cli.js) as a child process on 127.0.0.1,
+// Crash test: runs the BUILT service (dist/cli.js) as a child process on 127.0.0.1,
 // drives concurrent registrations, updates (password, level, client, rename) and deletions,
 // SIGKILLs it at a random moment, restarts it on the same data directory and checks, after
 // every restart:

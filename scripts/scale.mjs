@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Scale check (issue 4): how the BUILT service behaves with 1k, 10k and 100k users.
+// Scale check: how the BUILT service behaves with 1k, 10k and 100k users.
 // For each size it writes a valid users.json (one precomputed scrypt hash shared by every user,
 // distinct usernames), starts `node dist/cli.js serve` on 127.0.0.1 and measures:
 //   - start-up: spawn -> listening line (median of several starts)

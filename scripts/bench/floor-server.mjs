@@ -12,7 +12,7 @@
 //
 // and one that is not on the ladder, for comparison only:
 //   lookup   the request rung plus a Map lookup of the whole token in place of the MAC: what a
-//            cache of verified tokens would cost. The service does not do this (issue 14: every
+//            cache of verified tokens would cost. The service does not do this (every
 //            verification checks the MAC).
 //
 // Prints {"port":N,"cookie":"jwt=..."} on stdout once listening; log lines go to /dev/null.

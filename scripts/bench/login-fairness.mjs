@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Login fairness under a storm (issue 12, item 7): how long a legitimate login takes while 64
+// Login fairness under a storm: how long a legitimate login takes while 64
 // addresses, each in its own /24, keep the hash queue full with failed logins for random
 // usernames. Plain ESM, node: modules only.
 //

@@ -23,7 +23,7 @@ export function readCookie(header: string | undefined, wanted: string): string |
   // The first "=" at or after `start` (`length` when there is none). It is searched for again
   // only once the scan has passed it, so each character is looked at a bounded number of times:
   // searching from every segment start to the end of the header made 16 KB of ";" cost 134
-  // million steps (issue 12).
+  // million steps.
   let equals = -1;
   while (start < length) {
     let end = header.indexOf(';', start);

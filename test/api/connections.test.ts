@@ -5,7 +5,7 @@ import { createUser, startPopulatedServer, type TestUser } from '../helpers/api.
 import { openRawConnection, rawExchange, statusesIn, uploadThenRead } from '../helpers/raw-socket.js';
 import { CLIENT_SETTINGS, type TestServer } from '../helpers/server.js';
 
-// What an answer does to its connection (issue 12, items 1-3): a 413 reaches a client that is
+// What an answer does to its connection: a 413 reaches a client that is
 // still sending; an error answer keeps the connection unless part of a body is still to come;
 // routes that take no body refuse one beyond the cap instead of reading any amount.
 
@@ -77,7 +77,7 @@ describe('connections', () => {
   const jsonHead = (method: string, path: string, length: number, extra = ''): string =>
     `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
-  describe('a 413 reaches a client that is still sending (item 1)', () => {
+  describe('a 413 reaches a client that is still sending', () => {
     for (const target of [
       { name: 'authenticate', method: 'POST', path: '/api/auth/authenticate', cookie: '' },
       { name: 'register', method: 'POST', path: '/api/auth/register', cookie: 'admin' },
@@ -184,7 +184,7 @@ describe('connections', () => {
     });
   });
 
-  describe('an error answer keeps the connection (item 2)', () => {
+  describe('an error answer keeps the connection', () => {
     it('answers 404, 405, 401 and 403 to GETs without a body on one keep-alive connection', async () => {
       const statuses: number[] = [];
       const ports = new Set<number | undefined>();
@@ -240,7 +240,7 @@ describe('connections', () => {
     });
   });
 
-  describe('a route that takes no body (item 3)', () => {
+  describe('a route that takes no body', () => {
     const noBodyRoutes = [
       { method: 'GET', path: '/api/auth/verify' },
       { method: 'GET', path: '/api/auth/logout' },

@@ -8,7 +8,7 @@ import { newSessionKey } from '../../src/auth/session-key.js';
 import { assertError, createUser, listUsers, login, register, startPopulatedServer, uniqueName, updateUser, withServer, type TestUser } from '../helpers/api.js';
 import { CLIENT_SETTINGS, startTestServer, type TestServer } from '../helpers/server.js';
 
-// Issue 12, item 5: every username that can be registered can be managed over the API. The path
+// Every username that can be registered can be managed over the API. The path
 // segment after /api/auth/users/ is percent-decoded exactly once, so %2F is part of the name;
 // "." and ".." cannot be registered or renamed to (no client can send them as a path segment).
 
@@ -105,7 +105,7 @@ describe('a users file from an older version holding "." and ".."', () => {
   });
 });
 
-// The review after item 13: names that differ only by an invisible format character (U+200B,
+// Names that differ only by an invisible format character (U+200B,
 // U+FEFF, U+00AD, U+2060, ...) or a Hangul filler look the same. INTERFACE.md keeps usernames
 // "stored and compared exactly as sent", so they are accepted; logs and `users list` escape
 // those characters (test/unit/log-escaping.test.ts, test/cli/cli-users-names.test.ts).

@@ -148,7 +148,7 @@ describe('DELETE /api/auth/users/{username}', () => {
     assert.deepEqual(res.json, { username: user.username });
   });
 
-  // Names with "/" or dots, and "." / ".." refused: test/api/username-paths.test.ts (issue 12, item 5).
+  // Names with "/" or dots, and "." / ".." refused: test/api/username-paths.test.ts.
 });
 
 describe('DELETE /api/auth/users/{username} and the last administrator', () => {

@@ -239,7 +239,7 @@ describe('PATCH /api/auth/users/{username}', () => {
     assertError(await listUsers(server, user.token), 401);
   });
 
-  // Issue 2: the session a change hands out works at once, even within the same second. A
+  // The session a change hands out works at once, even within the same second. A
   // token from just before the change, in that same second, is refused: every change replaces
   // the user's session key.
   it('accepts a login made in the same second right after a password change, and refuses one made just before it', async () => {

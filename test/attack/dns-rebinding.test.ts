@@ -4,7 +4,7 @@ import { assertError, register, withServer } from '../helpers/api.js';
 import { rawExchange } from '../helpers/raw-socket.js';
 import { CLIENT_SETTINGS, registerUser, type TestServer } from '../helpers/server.js';
 
-// Issue 12, item 6: with no users, the first registration needs no credentials. A web page the
+// With no users, the first registration needs no credentials. A web page the
 // operator visits can re-point its own host name at 127.0.0.1 (DNS rebinding) and post to the
 // fresh install; the browser then sends the page's own name as Host. So in the initial
 // condition a registration is accepted only through an IP literal, exactly "localhost", or a

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertServerAnswers } from '../helpers/attack.js';
 import { registerUser, sendRequest, startTestServer, type TestServer } from '../helpers/server.js';
 
-// Issue 12, item 7: addresses sending logins for random usernames keep the hash queue full.
+// Addresses sending logins for random usernames keep the hash queue full.
 // The queue is served round-robin over client keys, so a new client waits behind at most one
 // hash per storming client, never behind the whole queue. Positions are counted (scrypt runs),
 // not time.

@@ -5,7 +5,7 @@ import { realFileSystem, type StoreFileSystem } from '../../src/store/file-syste
 import { assertTokenRefused, createUser } from '../helpers/api.js';
 import { startTestServer } from '../helpers/server.js';
 
-// Issue 12, item 8: with --revoke-on-logout, 1,000 logouts replaying one token each rewrote
+// With --revoke-on-logout, 1,000 logouts replaying one token each rewrote
 // and fsynced revoked-tokens.json; another user's logout waited behind them. Now they share
 // one write, and a token already revoked costs none.
 

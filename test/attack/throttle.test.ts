@@ -164,7 +164,7 @@ describe('attack: login throttle', () => {
       assertThrottled(await login(server, 'tp-r', 'bad', { 'x-forwarded-for': `198.51.100.3, ${real}` }), 900);
     });
 
-    it('keeps a client named "unknown" and one at 1.2.3.4:5 apart from each other and from the proxy (issue 12, item 9)', async () => {
+    it('keeps a client named "unknown" and one at 1.2.3.4:5 apart from each other and from the proxy', async () => {
       const unknown = { 'x-forwarded-for': 'unknown' };
       const withPort = { 'x-forwarded-for': '1.2.3.4:5' };
       assert.equal((await login(server, 'tp-unk-1', 'bad', unknown)).status, 401);

@@ -1,4 +1,4 @@
-// Issue 12, item 14: `gatehouse users add` takes the torrent client's settings (which hold its
+// `gatehouse users add` takes the torrent client's settings (which hold its
 // password) from a file or standard input, so they need not appear on the command line.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';

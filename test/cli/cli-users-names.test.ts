@@ -1,5 +1,5 @@
-// Issue 12: `gatehouse users` with names the API cannot create (item 5) and names that would
-// fool a terminal (item 13). Runs the built CLI on stopped data directories.
+// `gatehouse users` with names the API cannot create (".", "..") and names that would
+// fool a terminal (escape characters). Runs the built CLI on stopped data directories.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ function assertOk(result: RunResult, what: string): void {
   assert.equal(result.code, 0, `${what} should exit 0\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
 }
 
-describe('gatehouse users and the names "." and ".." (issue 12, item 5)', () => {
+describe('gatehouse users and the names "." and ".."', () => {
   let dataDir = '';
   const users = (args: string[], stdin?: string): Promise<RunResult> => runCli(['users', ...args, '--data-dir', dataDir, '--scrypt', '1024,8,1'], stdin === undefined ? {} : { stdin });
 
@@ -52,7 +52,7 @@ describe('gatehouse users and the names "." and ".." (issue 12, item 5)', () => 
   });
 });
 
-describe('gatehouse users list and names that would fool a terminal (issue 12, item 13)', () => {
+describe('gatehouse users list and names that would fool a terminal', () => {
   const SAMPLES: ReadonlyArray<[string, string, string]> = [
     ['a C1 control (CSI)', 'c1\u009b31m', 'c1\\u009b31m'],
     ['a right-to-left override', 'admin\u202egnp.exe', 'admin\\u202egnp.exe'],

@@ -1,4 +1,4 @@
-// GATEHOUSE_SECRET_FILE (issue 13): a secret passed with --env-file shows in `docker inspect`; a
+// GATEHOUSE_SECRET_FILE: a secret passed with --env-file shows in `docker inspect`; a
 // file does not. It is held to GATEHOUSE_SECRET's rules, refused when group or others could
 // replace it, and cannot be combined with GATEHOUSE_SECRET.
 import assert from 'node:assert/strict';

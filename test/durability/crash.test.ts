@@ -1,4 +1,4 @@
-// A short run of scripts/crash-test.mjs (issue 4): the built service is SIGKILLed at random
+// A short run of scripts/crash-test.mjs: the built service is SIGKILLed at random
 // moments under concurrent writes and restarted on the same data directory; nothing answered
 // 200 may be lost and the users file may never be unusable. `npm run crash-test` runs 300 cycles.
 import assert from 'node:assert/strict';

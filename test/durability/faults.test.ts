@@ -1,4 +1,4 @@
-// Storage faults seen through the whole service (issue 4). The store's file operations are
+// Storage faults seen through the whole service. The store's file operations are
 // wrapped (the StoreFileSystem seam) to inject ENOSPC, short writes, EIO on fsync, EROFS,
 // a failing rename and a failing directory fsync. For each: the request gets a 5xx JSON
 // {code, message}; memory equals the file (the list endpoint, the store itself and a fresh

@@ -1,4 +1,4 @@
-// Graceful stop of the BUILT service (issue 4): SIGTERM or SIGINT while a slow request (a
+// Graceful stop of the BUILT service: SIGTERM or SIGINT while a slow request (a
 // register hashing at a realistic scrypt cost) is in flight lets it finish with 200 and its user
 // reach the disk; new connections are refused from the signal on; the process exits 0 and
 // removes its lock. Nothing is written once the lock is released.

@@ -1,4 +1,4 @@
-// One writer per data directory (issue 4), with the BUILT service: a second `serve` on the same
+// One writer per data directory, with the BUILT service: a second `serve` on the same
 // directory exits 1 naming the pid that holds gatehouse.lock; a lock left by a SIGKILLed
 // process is taken over; a graceful stop removes it; two starts racing for the directory
 // never both run.

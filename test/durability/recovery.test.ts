@@ -1,4 +1,4 @@
-// Start-up over a damaged or unusual data directory (issue 4), with the BUILT service: a corrupt
+// Start-up over a damaged or unusual data directory, with the BUILT service: a corrupt
 // users.json makes it exit 1 naming the file and how to restore users.json.prev, leaving the
 // file byte for byte as it was; a newer format is refused as such; users.json.prev holds the
 // previous good state; leftovers of a crash (temp files) do not break start-up.

@@ -1,4 +1,4 @@
-// Stopping inside a container's 10 s (issue 13): Docker and podman SIGKILL a container 10 s after
+// Stopping inside a container's 10 s: Docker and podman SIGKILL a container 10 s after
 // SIGTERM, so the default shutdown timeout plus the bounded last writes end well before that,
 // even when a write hangs; and a request the stop cut off is logged as not answered (status 0),
 // never as the 200 node:http presets.

@@ -63,7 +63,7 @@ describe('createProxyTrust', () => {
       { name: 'answers an IPv6 client', xff: '2001:db8::42', expected: '2001:db8::42' },
       { name: 'answers the socket when the header is absent', xff: undefined, expected: '10.1.2.3' },
       { name: 'answers the socket when the header is empty', xff: '', expected: '10.1.2.3' },
-      // Issue 12, item 9: ports, brackets and unparseable hops.
+      // Ports, brackets and unparseable hops.
       { name: 'parses the port off an IPv4 hop', xff: '203.0.113.9:4711', expected: '203.0.113.9' },
       { name: 'parses brackets and port off an IPv6 hop', xff: '[2001:db8::5]:4711', expected: '2001:db8::5' },
       { name: 'parses brackets off an IPv6 hop without a port', xff: '[2001:db8::5]', expected: '2001:db8::5' },
@@ -166,7 +166,7 @@ describe('throttleKeyOf', () => {
     { address: '2001:DB8:0001:0002:ffff::1', expected: '2001:db8:1:2::/64' },
     { address: '2001:db8::1', expected: '2001:db8:0:0::/64' },
     { address: '::1', expected: '0:0:0:0::/64' },
-    // An unparseable X-Forwarded-For hop is its own bucket (issue 12, item 9).
+    // An unparseable X-Forwarded-For hop is its own bucket.
     { address: 'unknown', expected: 'unknown' },
     { address: '_hidden', expected: '_hidden' },
   ];
@@ -182,7 +182,7 @@ describe('throttleKeyOf', () => {
 
 describe('isLoopbackAddress', () => {
   // Only IP literals: `--auth none` starts without --trust-proxy only on loopback, and a host
-  // name that merely starts with "127." resolves wherever its owner likes (issue 12, item 11).
+  // name that merely starts with "127." resolves wherever its owner likes.
   const cases: ReadonlyArray<[string, boolean]> = [
     ['127.0.0.1', true],
     ['127.1.2.3', true],

@@ -254,7 +254,7 @@ describe('the gate settings', () => {
   }
 });
 
-describe('fair hash queue settings (issue 12, item 7)', () => {
+describe('fair hash queue settings', () => {
   it('default to 4 per client and 16 per network', () => {
     const config = configFrom();
     assert.equal(config.hashQueuePerClient, 4);

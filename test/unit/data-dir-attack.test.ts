@@ -1,4 +1,4 @@
-// Issue 12 item 10, reproduced before the fix: the lock's temp file had a predictable name
+// Reproduced before the fix: the lock's temp file had a predictable name
 // (gatehouse.lock.PID.tmp) and was opened without O_EXCL, so a symbolic link planted there made
 // the service overwrite any file it could write.
 import assert from 'node:assert/strict';

@@ -27,7 +27,7 @@ describe('hostOfHeader', () => {
   }
 });
 
-describe('createFirstRegistrationHostCheck (issue 12, item 6)', () => {
+describe('createFirstRegistrationHostCheck', () => {
   const isAllowed = createFirstRegistrationHostCheck(['gatehouse.home.example']);
   for (const host of ['127.0.0.1:3000', '192.0.2.7', '[::1]:3000', '[2001:db8::1]', 'localhost', 'LOCALHOST', 'localhost:3000', 'gatehouse.home.example', 'GateHouse.Home.Example:8443']) {
     it(`allows ${host}`, () => assert.equal(isAllowed(host), true));

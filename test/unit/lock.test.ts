@@ -1,4 +1,4 @@
-// The data directory lock (issue 13) in one process, with a short lease so nothing sleeps for
+// The data directory lock in one process, with a short lease so nothing sleeps for
 // the real 10 s: identity and staleness across hosts and PID namespaces, renewal, the holder
 // that finds its lease taken over, release by nonce, and a blocked holder that stops writing.
 import assert from 'node:assert/strict';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { createLogger, type LogFormat } from '../../src/log/logger.js';
 import { escapeUnsafeCharacters } from '../../src/log/terminal-safe.js';
 
-// Issue 12, item 13: characters a terminal acts on but JSON.stringify leaves raw are written as
+// Characters a terminal acts on but JSON.stringify leaves raw are written as
 // \uXXXX in every log line and field, in both formats, so a username cannot disguise itself
 // (or a path carry an escape sequence) on an operator's screen. The review after it: invisible
 // format characters (Unicode category Cf: zero-width space and joiners, BOM, soft hyphen, word

@@ -9,7 +9,7 @@ import { openRevocationList, REVOCATIONS_FILE } from '../../src/auth/revocations
 import { StoreWriteFailed } from '../../src/errors.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 
-// Issue 12, items 8 and 12: revocations that arrive together are written together, a token
+// Revocations that arrive together are written together, a token
 // already revoked or already waiting costs no write, and a list that collapses into a per-user
 // cutoff keeps refusing every token it held.
 
@@ -71,7 +71,7 @@ function countingFileSystem(options: { holdWrite?: Map<number, Gate>; failWrite?
   };
 }
 
-describe('revocation writes are batched (issue 12, item 8)', () => {
+describe('revocation writes are batched', () => {
   it('writes 1,000 concurrent revocations of one token at most once', async () => {
     const fs = countingFileSystem();
     const list = await openRevocationList(fs, await newDataDir(), 10_000);
@@ -130,7 +130,7 @@ describe('revocation writes are batched (issue 12, item 8)', () => {
   });
 });
 
-describe('a revocation list that collapses into a cutoff (issue 12, item 12)', () => {
+describe('a revocation list that collapses into a cutoff', () => {
   it("keeps refusing a collapsed token without sid whose iat is ahead of the clock", async () => {
     const list = await openRevocationList(realFileSystem, await newDataDir(), 3);
     const ahead = claimsFor('busy', NOW + IAT_SKEW_SECONDS);

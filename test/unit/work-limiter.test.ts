@@ -176,7 +176,7 @@ describe('createWorkLimiter', () => {
   }
 });
 
-describe('createWorkLimiter fairness (issue 12, item 7)', () => {
+describe('createWorkLimiter fairness', () => {
   const keyOf = (client: string, network = `${client}-net`): WorkKey => ({ client, network });
 
   /** Queues tasks named by their key behind one running task; returns the start order once all ran. */
@@ -328,7 +328,7 @@ describe('createWorkLimiter and uncapped work', () => {
   });
 });
 
-describe('createWorkLimiter and a storm spread over networks (issue 12, item 7, review)', () => {
+describe('createWorkLimiter and a storm spread over networks', () => {
   // The review's reproduction, counted in starts rather than time: 1 slot, 256 queued, 4 per
   // client, 16 per network; 300 requests in flight from 600 addresses in 38 /24s (16 addresses
   // each), so every storming client has a single task waiting and looks new.

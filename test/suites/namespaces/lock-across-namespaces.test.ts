@@ -1,4 +1,4 @@
-// The data directory lock between containers (issue 13), without Docker: the BUILT service and
+// The data directory lock between containers, without Docker: the BUILT service and
 // the offline commands each run in a PID namespace of their own (`unshare --pid --fork
 // --mount-proc`, as root), so each is pid 1 there, as in a container, on one data directory.
 // Needs root and unshare; it fails (never skips) without them: CI runs it as root.
