@@ -14,6 +14,7 @@ import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { forwardRoutes } from './routes/forward.js';
 import { healthRoutes } from './routes/health.js';
+import { probeRoutes } from './routes/probe.js';
 import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
 import type { DataDirLockLost } from './store/lock.js';
@@ -89,6 +90,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
         ...forwardRoutes({ session, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
+        ...probeRoutes(),
       ],
       rootRoutes: healthRoutes(() => isStopping),
       baseUri: config.baseUri,

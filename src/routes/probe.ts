@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import { sendJson } from '../http/respond.js';
+import type { Route } from './context.js';
+
+// What the doctor needs to see, and no more: a header repeated more often than this, or a value
+// longer, is cut (and says so) so the answer stays small whatever the request held.
+const MAX_VALUES_PER_HEADER = 8;
+const MAX_VALUE_LENGTH = 512;
+
+/** The headers reported, by the key they are reported under. */
+const REPORTED = {
+  remoteUser: 'remote-user',
+  remoteLevel: 'remote-level',
+  remoteGroups: 'remote-groups',
+  xOriginalUri: 'x-original-uri',
+  xForwardedUri: 'x-forwarded-uri',
+} as const;
+type ReportedKey = keyof typeof REPORTED;
+const URI_KEYS: ReadonlySet<ReportedKey> = new Set(['xOriginalUri', 'xForwardedUri']);
+
+export type ProbeReport = { readonly probe: 'gatehouse'; readonly jwtCookie: boolean; readonly truncated: boolean } & { readonly [key in ReportedKey]: string[] };
+
+/**
+ * `{base}/api/auth/probe`: what an app behind the proxy received, for `gatehouse doctor`. The
+ * proxy routes a probe path through the same protections as the app (forward auth, header
+ * stripping, cookie filters) to here, so the answer shows what got through: every Remote-User,
+ * Remote-Level and Remote-Groups header as it arrived (also spelled with `_`, which some
+ * frameworks read as the same header), every X-Original-URI and X-Forwarded-Uri with the query
+ * values dropped (a `?token=` is a credential), and whether a `jwt` cookie arrived (never its
+ * value). It judges nothing and needs no session: it only tells a caller what its own request
+ * looked like when it got here.
+ */
+export function probeRoutes(): Route[] {
+  return [{ method: 'GET', path: '/api/auth/probe', body: 'none', handler: (ctx) => sendJson(ctx.res, 200, probeReportOf(ctx.req)) }];
+}
+
+export function probeReportOf(req: IncomingMessage): ProbeReport {
+  const found: Record<ReportedKey, string[]> = { remoteUser: [], remoteLevel: [], remoteGroups: [], xOriginalUri: [], xForwardedUri: [] };
+  let truncated = false;
+  let jwtCookie = false;
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] ?? '').toLowerCase().replaceAll('_', '-');
+    const value = raw[i + 1] ?? '';
+    if (name === 'cookie') {
+      jwtCookie ||= hasJwtCookie(value);
+      continue;
+    }
+    const key = keyOf(name);
+    if (key === undefined) continue;
+    const values = found[key];
+    if (values.length >= MAX_VALUES_PER_HEADER) {
+      truncated = true;
+      continue;
+    }
+    const shown = URI_KEYS.has(key) ? withoutQueryValues(value) : value;
+    if (shown.length > MAX_VALUE_LENGTH) truncated = true;
+    values.push(shown.slice(0, MAX_VALUE_LENGTH));
+  }
+  return { probe: 'gatehouse', ...found, jwtCookie, truncated };
+}
+
+function keyOf(name: string): ReportedKey | undefined {
+  for (const key of Object.keys(REPORTED) as ReportedKey[]) if (REPORTED[key] === name) return key;
+  return undefined;
+}
+
+/** True when a Cookie header holds a pair named `jwt` (any value, even empty; any spacing). */
+function hasJwtCookie(header: string): boolean {
+  for (const pair of header.split(';')) {
+    const equals = pair.indexOf('=');
+    if (equals >= 0 && pair.slice(0, equals).trim() === 'jwt') return true;
+  }
+  return false;
+}
+
+/** The URI with every query value removed (`/p?a=&token=`): the names show what was there, no value can leak. */
+function withoutQueryValues(uri: string): string {
+  const queryStart = uri.indexOf('?');
+  if (queryStart < 0) return uri;
+  const pairs = uri
+    .slice(queryStart + 1, uri.length)
+    .split(/[&;]/)
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      return equals < 0 ? pair : `${pair.slice(0, equals)}=`;
+    });
+  return `${uri.slice(0, queryStart)}?${pairs.join('&')}`;
+}
