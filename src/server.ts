@@ -88,7 +88,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     const app = createApp({
       apiRoutes: [
         ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
-        ...forwardRoutes({ session, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger }),
+        ...forwardRoutes({ session, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
         ...probeRoutes(),
       ],

@@ -17,6 +17,8 @@ export interface ForwardRouteDeps {
   readonly allowedRedirectHosts: readonly string[];
   readonly isStopping: () => boolean;
   readonly logger: Logger;
+  /** Milliseconds since the epoch (the pace of the redirect-loop warning); Date.now when absent. */
+  readonly now?: () => number;
 }
 
 // Far above any URL of the apps behind the gate; a token is at most 4,096 characters.
@@ -26,6 +28,8 @@ const MAX_URL_LENGTH = 8192;
 // a longer Location into a 502, and the login page then returns to `/`.
 const MAX_RD_LENGTH = 2048;
 const MAX_LOGGED_UNKNOWN_LEVELS = 32;
+// Anyone can ask for the login page while it is gated: the warning says so at most this often.
+const LOOP_WARNING_INTERVAL_MS = 60_000;
 
 /**
  * `{base}/api/auth/forward`: the decision for a reverse proxy's auth subrequest (nginx
@@ -44,6 +48,8 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   // Each distinct unknown level is logged once, a bounded number of them: the endpoint is public,
   // so a stranger's made-up levels must not use up the warning an operator's typo needs.
   const loggedUnknownLevels = new Set<string>();
+  const now = deps.now ?? Date.now;
+  let loopWarnedAt = -Infinity;
 
   return [
     {
@@ -71,9 +77,21 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
         }
         const caller = session.check(credentialsOf(ctx.credentials, req.headers));
         if ('refused' in caller) {
-          const location = loginLocation(ctx.query['login'], req.headers, allowedRedirectHosts);
-          if (location === undefined) sendPrepared(res, unauthenticated.prepared);
-          else sendRawJson(res, 302, unauthenticated.json, { location });
+          const login = ctx.query['login'];
+          const location = login === undefined ? undefined : loginLocation(login, req.headers, allowedRedirectHosts);
+          if (location === undefined) {
+            sendPrepared(res, unauthenticated.prepared);
+          } else if (login !== undefined && isLoginPageRequest(login, req.headers)) {
+            // The login page itself reached the gate: a redirect there would come back here, again
+            // and again, each time with a longer `rd`, until the browser gives up.
+            if (now() - loopWarnedAt >= LOOP_WARNING_INTERVAL_MS) {
+              loopWarnedAt = now();
+              logger.warn('the login page is behind the gate, so sending a browser there would loop; answered 401 instead. Route the login page (and {base}/api/auth/) to Gatehouse without forward auth', { login: login.slice(0, 256) });
+            }
+            sendPrepared(res, unauthenticated.prepared);
+          } else {
+            sendRawJson(res, 302, unauthenticated.json, { location });
+          }
           return;
         }
         const { user } = caller;
@@ -120,12 +138,53 @@ function tokenOfUri(uri: string | string[] | undefined): string | undefined {
  * original URL. Undefined, so the answer stays 401, unless `login` is a path on this site or an
  * http(s) URL on an allowed host, and the original request accepts HTML.
  */
-function loginLocation(login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
-  if (login === undefined || headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
+function loginLocation(login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
+  if (headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
   const original = originalUrlOf(headers);
   const rd = original === undefined ? '' : encodeURIComponent(original);
   if (rd === '' || rd.length > MAX_RD_LENGTH) return login;
   return `${login}${login.includes('?') ? '&' : '?'}rd=${rd}`;
+}
+
+/**
+ * True when the request being checked is for the login page itself: the redirect would be to
+ * the same place. A path `login` is on the original request's own site; an absolute one must
+ * name its host (an unknown host is not judged a loop). Paths are compared as sent and decoded.
+ */
+function isLoginPageRequest(login: string, headers: IncomingHttpHeaders): boolean {
+  const uri = headerText(headers['x-forwarded-uri']) ?? headerText(headers['x-original-uri']);
+  if (uri === undefined) return false;
+  const requestedPath = pathOf(uri);
+  let loginPath = pathOf(login);
+  if (!login.startsWith('/')) {
+    const host = headerText(headers['x-forwarded-host']) ?? headers.host;
+    let url: URL;
+    let requested: URL;
+    try {
+      url = new URL(login);
+      requested = new URL(`${url.protocol}//${host ?? ''}/`);
+    } catch {
+      return false;
+    }
+    if (host === undefined || requested.host !== url.host) return false;
+    loginPath = url.pathname;
+  }
+  if (requestedPath === loginPath) return true;
+  const decoded = decodedPath(requestedPath);
+  return decoded !== undefined && decoded === decodedPath(loginPath);
+}
+
+function pathOf(uri: string): string {
+  const end = uri.search(/[?#]/);
+  return end < 0 ? uri : uri.slice(0, end);
+}
+
+function decodedPath(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function isLoginTarget(login: string, allowedHosts: readonly string[]): boolean {
