@@ -1,0 +1,64 @@
+// The offline commands the docs show run as printed: README's first-administrator command, then
+// every line of the command block in docs/offline-admin.md, in order, against one data directory.
+// Runs the built dist/cli.js, as an operator would.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { assertBuilt, killAllChildren, removeTempDirs, REPO_ROOT, runCli, tempDir } from '../helpers/process.js';
+
+/** The first fenced sh block after `marker` in `file`, as command lines without comments. */
+function shownCommands(file: string, marker: string): string[] {
+  const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const start = text.indexOf(marker);
+  assert.ok(start >= 0, `${file} no longer holds ${JSON.stringify(marker)}`);
+  const block = /```sh\n([\s\S]*?)```/.exec(text.slice(start));
+  assert.ok(block !== null, `no sh block after ${JSON.stringify(marker)} in ${file}`);
+  return (block[1] ?? '')
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line !== '');
+}
+
+/** `gatehouse users add …` or `node dist/cli.js users add …` → the arguments after the program. */
+function argsOf(line: string): string[] {
+  const words = line.split(/\s+/);
+  const program = words.findIndex((word) => word === 'gatehouse' || word.endsWith('dist/cli.js'));
+  assert.ok(program >= 0, `not a gatehouse command: ${line}`);
+  return words.slice(program + 1);
+}
+
+describe('the commands the docs show', () => {
+  before(() => assertBuilt());
+  after(async () => {
+    await killAllChildren();
+    await removeTempDirs();
+  });
+
+  it("README's first administrator, then every command of docs/offline-admin.md, run as printed", async () => {
+    const cwd = await tempDir();
+    // README: "where client.json holds …, e.g. {…}": the example it gives.
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const example = /client\.json` holds[^`]*`(\{[^`]*\})`/.exec(readme);
+    assert.ok(example !== null, 'README no longer gives an example client.json');
+    await writeFile(join(cwd, 'client.json'), example[1] ?? '', { mode: 0o600 });
+
+    const [first] = shownCommands('README.md', 'create the first administrator');
+    assert.ok(first !== undefined);
+    const added = await runCli(argsOf(first), { cwd, stdin: 'a long passphrase\n' });
+    assert.equal(added.code, 0, `${first}\n${added.stderr}`);
+
+    const lines = shownCommands('docs/offline-admin.md', '## Commands');
+    assert.ok(lines.length >= 5, 'the command block of docs/offline-admin.md looks empty');
+    for (const line of lines) {
+      // NAME is a placeholder: a second user, so that removing it leaves README's administrator.
+      const args = argsOf(line).map((word) => (word === 'NAME' ? 'alice' : word));
+      const result = await runCli(args, { cwd, stdin: 'another passphrase\n' });
+      assert.equal(result.code, 0, `${line}\n${result.stderr}`);
+    }
+    const listed = await runCli(['users', 'list'], { cwd });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /admin/);
+  });
+});
