@@ -4,8 +4,11 @@
 //   node scripts/run-tests.mjs --suite NAME     test/suites/NAME/**/*.test.ts: suites that need
 //                                               outside programs (nginx, Caddy, Chromium, root)
 //   node scripts/run-tests.mjs FILE...          just these files
+// The tests get a temp directory of their own (TMPDIR); whatever they leave in it fails the run,
+// and the directory is removed either way.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -37,5 +40,18 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...files], { cwd: root, stdio: 'inherit' });
-process.exit(result.status ?? 1);
+const testTmp = mkdtempSync(join(tmpdir(), 'gatehouse-tests-'));
+let status;
+try {
+  const env = { ...process.env, TMPDIR: testTmp };
+  status = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...files], { cwd: root, stdio: 'inherit', env }).status ?? 1;
+  // tsx keeps its compile cache in the temp directory (tsx-UID): that one is not a test's.
+  const left = readdirSync(testTmp).filter((name) => !/^tsx-\d+$/.test(name));
+  if (left.length > 0) {
+    console.error(`the tests left ${left.length} entries in their temp directory: ${left.sort().join(', ')}`);
+    if (status === 0) status = 1;
+  }
+} finally {
+  rmSync(testTmp, { recursive: true, force: true });
+}
+process.exit(status);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createProxyTrust } from '../../src/http/client-address.js';
@@ -92,17 +93,19 @@ describe('attack: clients that go away', () => {
 
 describe('attack: secrets in start-up errors', () => {
   it('does not quote the users file when it is not valid JSON', async () => {
-    const { mkdtemp } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
     const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-corrupt-'));
     const secretish = 'TorrentClientPassword123';
-    await writeFile(join(dataDir, 'users.json'), `{"format":1,"users":[{"client":{"password":${secretish}}}]}`, { mode: 0o600 });
-    await assert.rejects(openUserStore(dataDir, realFileSystem), (error: unknown) => {
-      assert.ok(error instanceof StoreCorrupt);
-      assert.ok(!error.message.includes(secretish), error.message);
-      assert.match(error.message, /users\.json/);
-      return true;
-    });
+    try {
+      await writeFile(join(dataDir, 'users.json'), `{"format":1,"users":[{"client":{"password":${secretish}}}]}`, { mode: 0o600 });
+      await assert.rejects(openUserStore(dataDir, realFileSystem), (error: unknown) => {
+        assert.ok(error instanceof StoreCorrupt);
+        assert.ok(!error.message.includes(secretish), error.message);
+        assert.match(error.message, /users\.json/);
+        return true;
+      });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log/logger.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { StoreFileSystem } from '../../src/store/file-system.js';
 
@@ -71,9 +71,18 @@ export async function startTestServer(settings: Record<string, string> = {}, opt
   };
   const logs: string[] = [];
   const sink = { write: (text: string) => logs.push(...text.split('\n').filter((line) => line !== '')) };
-  const config = buildConfig((spec) => values[spec.env]);
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, stdout: sink, stderr: sink, now: clock.now });
-  const running = await startServer(config, { logger, now: clock.now, ...(options.fileSystem === undefined ? {} : { fileSystem: options.fileSystem }) });
+  let running: RunningServer;
+  let logger: Logger;
+  try {
+    const config = buildConfig((spec) => values[spec.env]);
+    logger = createLogger({ level: config.logLevel, format: config.logFormat, stdout: sink, stderr: sink, now: clock.now });
+    running = await startServer(config, { logger, now: clock.now, ...(options.fileSystem === undefined ? {} : { fileSystem: options.fileSystem }) });
+  } catch (error) {
+    // A test that expects start-up to be refused gets no server to close: the directory made
+    // for it goes here, or every such test leaves one behind in the temp directory.
+    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url: running.url,
     port: running.port,
