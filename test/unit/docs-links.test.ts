@@ -138,6 +138,13 @@ describe('documentation links and paths', () => {
           if (!readFileSync(full, 'utf8').includes(last)) problems.push(`${path}: does not mention ${name}`);
         }
       }
+      // `test/x.test.ts` ("a test's name"): that file holds the name (… stands for a value).
+      for (const match of text.matchAll(/`(test\/[^`\s]+\.test\.ts)` \("([^"]+)"/g)) {
+        const path = join(ROOT, match[1] ?? '');
+        const source = existsSync(path) ? readFileSync(path, 'utf8') : '';
+        const pieces = (match[2] ?? '').split('…').map((piece) => piece.trim()).filter((piece) => piece !== '');
+        if (!pieces.every((piece) => source.includes(piece))) problems.push(`${match[1]}: no test named "${match[2]}"`);
+      }
       assert.deepEqual(problems, []);
     });
   }
