@@ -96,6 +96,22 @@ export class UnknownLevel extends Refusal {
   }
 }
 
+/** The account is in none of the groups the forward URL names (INTERFACE.md "The gate"). */
+export class NotInGroup extends Refusal {
+  readonly code = 'NOT_IN_GROUP';
+  constructor() {
+    super('This account is not in a group allowed here.');
+  }
+}
+
+/** The forward URL's `group=` is not a list of valid group names: an operator's typo, refused for everyone. */
+export class InvalidGroupFilter extends Refusal {
+  readonly code = 'INVALID_GROUP_FILTER';
+  constructor() {
+    super('The proxy asks for groups that are not valid group names.');
+  }
+}
+
 export class RouteNotFound extends Refusal {
   readonly code = 'NOT_FOUND';
   constructor() {

@@ -11,7 +11,8 @@ import { DataDirLockLost } from '../store/lock.js';
 import { openUserStore } from '../store/users.js';
 import { checkNewUsername, checkUsername, passwordChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
-import { checkClientSettings } from '../validate/client-settings.js';
+import { checkClientSettings, type ClientSettings } from '../validate/client-settings.js';
+import { checkGroups } from '../validate/groups.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
 import { configFrom, parseFlags, settingsHelp, type CliIo } from './commands.js';
 import { readClientInput } from './read-client-settings.js';
@@ -33,11 +34,15 @@ Administers accounts while the service is stopped.
 
 Commands:
   list                          print every username and level
-  add NAME --level LEVEL --client-file PATH
-                                add a user (LEVEL: ADMINISTRATOR or USER; PATH: a file holding
-                                the client settings as JSON); or --client-stdin: standard input
-                                holds the password on its first line, then the JSON; or
-                                --client JSON (visible in ps and shell history: avoid)
+  add NAME --level LEVEL [--client-file PATH]
+                                add a user (LEVEL: ADMINISTRATOR or USER). Without a client flag
+                                the account has no torrent-client settings (for apps behind the
+                                gate). PATH: a file holding the client settings as JSON; or
+                                --client-stdin: standard input holds the password on its first
+                                line, then the JSON; or --client JSON (visible in ps and shell
+                                history: avoid)
+  groups NAME GROUPS            set the groups of NAME (comma-separated names of a-z 0-9 _ -,
+                                at most 32; '' removes them all). Sessions stay valid
   passwd NAME                   set a new password (every session of NAME ends)
   set-level NAME LEVEL          change a level (every session of NAME ends)
   remove NAME                   delete a user
@@ -101,7 +106,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   const [command, ...rest] = args;
   if (command === undefined) {
     io.stderr.write(USERS_HELP);
-    throw new UsageError('users needs a command: list, add, passwd, set-level or remove');
+    throw new UsageError('users needs a command: list, add, passwd, set-level, groups or remove');
   }
   if (command === '--help' || command === 'help') {
     io.stdout.write(USERS_HELP);
@@ -112,6 +117,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     add: { positionals: 1, extra: { level: 'string', client: 'string', 'client-file': 'string', 'client-stdin': 'boolean', 'password-stdin': 'boolean' } },
     passwd: { positionals: 1, extra: { 'password-stdin': 'boolean' } },
     'set-level': { positionals: 2, extra: {} },
+    groups: { positionals: 2, extra: {} },
     remove: { positionals: 1, extra: {} },
   };
   const shape = shapes[command];
@@ -145,16 +151,23 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
           throw new UsageError('--client-stdin already reads the password from the first line of standard input: leave out --password-stdin');
         }
         const level = parseLevel(values['level']);
-        const input = await readClientInput(values, io.stdin);
-        let clientJson: unknown;
-        try {
-          clientJson = JSON.parse(input.json);
-        } catch {
-          throw new UsageError('the client settings are not valid JSON');
+        // No client flag: an account for the apps behind the gate, without torrent-client settings.
+        const hasClient = values['client'] !== undefined || values['client-file'] !== undefined || values['client-stdin'] === true;
+        const input = hasClient ? await readClientInput(values, io.stdin) : undefined;
+        let client: ClientSettings | undefined;
+        if (input !== undefined) {
+          let clientJson: unknown;
+          try {
+            clientJson = JSON.parse(input.json);
+          } catch {
+            throw new UsageError('the client settings are not valid JSON');
+          }
+          client = valid(checkClientSettings, clientJson, 'client');
         }
-        const client = valid(checkClientSettings, clientJson, 'client');
-        const passwordHash = input.password === undefined ? await newPasswordHash() : await hashPassword(valid(passwordChecker(config.minPasswordLength), input.password, 'password'), config.scryptCost);
-        await store.change((view) => addUser(view, { username: name, level, passwordHash, client, credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }));
+        const passwordHash = input?.password === undefined ? await newPasswordHash() : await hashPassword(valid(passwordChecker(config.minPasswordLength), input.password, 'password'), config.scryptCost);
+        await store.change((view) =>
+          addUser(view, { username: name, level, passwordHash, ...(client === undefined ? {} : { client }), credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }),
+        );
         io.stdout.write(`added ${shown}\n`);
         return EXIT_OK;
       }
@@ -168,6 +181,13 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         const level = parseLevel(positionals[1]);
         await store.change((view) => changeUser(view, name, { level }, nowSeconds));
         io.stdout.write(`${shown} is now ${String(level)}\n`);
+        return EXIT_OK;
+      }
+      case 'groups': {
+        const text = positionals[1] ?? '';
+        const groups = valid(checkGroups, text === '' ? [] : text.split(','), 'GROUPS');
+        await store.change((view) => changeUser(view, name, { groups }, nowSeconds));
+        io.stdout.write(groups.length === 0 ? `${shown} is in no group now\n` : `${shown} is now in ${groups.join(', ')}\n`);
         return EXIT_OK;
       }
       default:

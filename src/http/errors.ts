@@ -32,6 +32,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   NOT_ADMINISTRATOR: 403,
   PROXY_REQUIRED: 403,
   UNKNOWN_LEVEL: 403, // fail closed: the gate cannot know which level was meant
+  NOT_IN_GROUP: 403,
+  INVALID_GROUP_FILTER: 403, // fail closed, as UNKNOWN_LEVEL (nginx turns a 400 into a 500)
   HOST_NOT_ALLOWED: 403, // SECURITY.md "DNS rebinding"
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,

@@ -15,6 +15,7 @@ import {
   NotAdministrator,
   ProxyRequired,
   TooManyAttempts,
+  UserNotFound,
   ValidationFailed,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -26,8 +27,9 @@ import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
+import { accountSummaryOf } from '../store/account-summary.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
-import { checkAuthenticateBody, checkPathUsername, registerBodyChecker, updateBodyChecker } from '../validate/auth.js';
+import { checkAuthenticateBody, checkPathUsername, createUserBodyChecker, registerBodyChecker, updateBodyChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
 import { isAdministrator } from '../validate/level.js';
 import type { RequestContext, Route } from './context.js';
@@ -89,6 +91,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const registerBody = registerBodyChecker(config.minPasswordLength);
   const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
   const updateBody = updateBodyChecker(config.minPasswordLength);
+  const createUserBody = createUserBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
   const unauthenticatedVerify = prepareAnswer(401, JSON.stringify({ configs }));
   // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
@@ -263,6 +266,40 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       },
     },
     {
+      // INTERFACE.md "Administrators": an account without client settings, for apps behind the gate.
+      method: 'POST',
+      path: '/api/auth/users',
+      body: 'json',
+      async handler(ctx) {
+        const caller = session.requireAdministrator(ctx.credentials);
+        const body = checked(createUserBody, await readJsonBody(ctx.req, config.maxBodyBytes));
+        const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, caller));
+        await store.change((view) => {
+          assertStillAdministrator(view, caller, deps.revocations);
+          addUser(view, {
+            username: body.username,
+            level: body.level,
+            passwordHash,
+            ...(body.groups === undefined || body.groups.length === 0 ? {} : { groups: body.groups }),
+            credentialsChangedAt: nowSeconds(),
+            sessionKey: newSessionKey(),
+          });
+        });
+        sendJson(ctx.res, 200, { username: body.username });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/auth/users/:username',
+      body: 'none',
+      handler(ctx) {
+        session.requireAdministrator(ctx.credentials);
+        const user = store.find(usernameFromPath(ctx.param));
+        if (user === undefined) throw new UserNotFound();
+        sendJson(ctx.res, 200, accountSummaryOf(user));
+      },
+    },
+    {
       method: 'PATCH',
       path: '/api/auth/users/:username',
       body: 'json',
@@ -275,6 +312,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           ...(patch.username === undefined ? {} : { username: patch.username }),
           ...(patch.level === undefined ? {} : { level: patch.level }),
           ...(patch.client === undefined ? {} : { client: patch.client }),
+          ...(patch.groups === undefined ? {} : { groups: patch.groups }),
           ...(passwordHash === undefined ? {} : { passwordHash }),
         };
         await store.change((view) => {

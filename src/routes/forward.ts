@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Credentials, SessionAuthenticator } from '../auth/session.js';
-import { AuthRequired, NotAdministrator, ServiceStopping, UnknownLevel } from '../errors.js';
+import { AuthRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel } from '../errors.js';
 import { toPublicError } from '../http/errors.js';
 import { isVisibleAscii, percentEncodeHeaderValue } from '../http/header-value.js';
 import { parseQuery } from '../http/query.js';
@@ -8,6 +8,7 @@ import { prepareAnswer, sendPrepared, sendRawJson, type PreparedAnswer } from '.
 import { ANY_METHOD } from '../http/router.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
+import { parseGroupFilter } from '../validate/groups.js';
 import { isAdministrator } from '../validate/level.js';
 import type { Route } from './context.js';
 
@@ -30,6 +31,7 @@ const MAX_RD_LENGTH = 2048;
 const MAX_LOGGED_UNKNOWN_LEVELS = 32;
 // Anyone can ask for the login page while it is gated: the warning says so at most this often.
 const LOOP_WARNING_INTERVAL_MS = 60_000;
+const MAX_CACHED_GROUP_FILTERS = 64;
 
 /**
  * `{base}/api/auth/forward`: the decision for a reverse proxy's auth subrequest (nginx
@@ -42,6 +44,8 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const unauthenticated = toPublicError(new AuthRequired());
   const notAdministrator = toPublicError(new NotAdministrator()).prepared;
   const unknownLevel = toPublicError(new UnknownLevel()).prepared;
+  const notInGroup = toPublicError(new NotInGroup()).prepared;
+  const invalidGroupFilter = toPublicError(new InvalidGroupFilter()).prepared;
   const stopping = toPublicError(new ServiceStopping()).prepared;
   // Stored users are immutable and replaced on change: the answer with the encoded headers hangs off the record.
   const allowedAnswers = new WeakMap<StoredUser, PreparedAnswer>();
@@ -50,6 +54,17 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const loggedUnknownLevels = new Set<string>();
   const now = deps.now ?? Date.now;
   let loopWarnedAt = -Infinity;
+  let isInvalidGroupFilterLogged = false;
+  // A proxy sends the same few `group=` values on every request: each is parsed once. Bounded,
+  // since anyone can put any value there.
+  const groupFilters = new Map<string, readonly string[] | undefined>();
+  const groupFilterOf = (text: string): readonly string[] | undefined => {
+    if (groupFilters.has(text)) return groupFilters.get(text);
+    const filter = parseGroupFilter(text);
+    if (groupFilters.size >= MAX_CACHED_GROUP_FILTERS) groupFilters.clear();
+    groupFilters.set(text, filter);
+    return filter;
+  };
 
   return [
     {
@@ -73,6 +88,16 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
             logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { askedLevel });
           }
           sendPrepared(res, unknownLevel);
+          return;
+        }
+        const groupText = ctx.query['group'];
+        const groups = groupText === undefined ? undefined : groupFilterOf(groupText);
+        if (groupText !== undefined && groups === undefined) {
+          if (!isInvalidGroupFilterLogged) {
+            isInvalidGroupFilterLogged = true;
+            logger.warn('the forward URL asks for groups that are not valid group names (a-z, 0-9, _ and -, comma-separated, at most 32); every request there gets 403');
+          }
+          sendPrepared(res, invalidGroupFilter);
           return;
         }
         const caller = session.check(credentialsOf(ctx.credentials, req.headers));
@@ -99,15 +124,32 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
           sendPrepared(res, notAdministrator);
           return;
         }
+        // INTERFACE.md "The gate": members of any one of the groups; with level=, both must hold.
+        if (groups !== undefined && !isInAnyGroup(user, groups)) {
+          sendPrepared(res, notInGroup);
+          return;
+        }
         let answer = allowedAnswers.get(user);
         if (answer === undefined) {
-          answer = prepareAnswer(200, '{}', { 'remote-user': percentEncodeHeaderValue(user.username), 'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER' });
+          answer = prepareAnswer(200, '{}', {
+            'remote-user': percentEncodeHeaderValue(user.username),
+            'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER',
+            // Group names are a-z 0-9 _ - only: safe in a header as they are.
+            'remote-groups': (user.groups ?? []).join(','),
+          });
           allowedAnswers.set(user, answer);
         }
         sendPrepared(res, answer);
       },
     },
   ];
+}
+
+function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
+  const own = user.groups;
+  if (own === undefined) return false;
+  for (const name of groups) if (own.includes(name)) return true;
+  return false;
 }
 
 /**

@@ -18,11 +18,15 @@ export interface UserChanges {
   readonly level?: AccessLevel;
   readonly passwordHash?: string;
   readonly client?: ClientSettings;
+  /** The account's whole new list of groups; empty removes them. */
+  readonly groups?: readonly string[];
 }
 
 /**
  * Applies a partial update. A new username, password or level is a credential change: the
- * session key is replaced, so every earlier token stops working. Client settings alone are not. Throws UserNotFound,
+ * session key is replaced, so every earlier token stops working. Client settings and groups
+ * alone are not (the gate reads groups on every request, so a change takes effect at once).
+ * Fields this function does not know are carried over unchanged. Throws UserNotFound,
  * UsernameTaken, LastAdministrator.
  */
 export function changeUser(view: UserView, target: string, changes: UserChanges, nowSeconds: number): void {
@@ -34,16 +38,26 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   if (isAdministrator(user.level) && !isAdministrator(level) && view.administratorCount() === 1) throw new LastAdministrator();
   // Levels compare by role (INTERFACE.md): rewriting 10 as "ADMINISTRATOR" changes no access.
   const isCredentialChange = changes.passwordHash !== undefined || username !== user.username || roleOf(level) !== roleOf(user.level);
-  if (!isCredentialChange && changes.client === undefined && level === user.level) return;
+  const isGroupChange = changes.groups !== undefined && !sameGroups(changes.groups, user.groups ?? []);
+  if (!isCredentialChange && !isGroupChange && changes.client === undefined && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
+  const { groups: _groups, ...rest } = user;
+  const groups = changes.groups ?? user.groups ?? [];
   view.set({
+    ...rest,
     username,
     level,
     passwordHash: changes.passwordHash ?? user.passwordHash,
-    client: changes.client ?? user.client,
+    ...(changes.client === undefined ? {} : { client: changes.client }),
+    // An account without groups has no field (INTERFACE.md: absent when unused).
+    ...(groups.length === 0 ? {} : { groups }),
     credentialsChangedAt: isCredentialChange ? Math.max(nowSeconds, user.credentialsChangedAt) : user.credentialsChangedAt,
     sessionKey: isCredentialChange ? newSessionKey() : user.sessionKey,
   });
+}
+
+function sameGroups(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, index) => name === b[index]);
 }
 
 /** Removes a user; throws UserNotFound, or LastAdministrator for the only administrator. */

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import { checkUsername } from '../validate/auth.js';
-import { integerIn, isPlainObject, objectOf, stringOf, type CheckedType } from '../validate/check.js';
+import { integerIn, isPlainObject, objectOf, optional, stringOf, type CheckedType } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
+import { checkStoredGroups } from '../validate/groups.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
 import { parsePasswordHash } from '../auth/password.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
@@ -10,7 +11,16 @@ import { isErrorCode, RenamedButNotDurable, writeFileAtomic } from './atomic-fil
 import type { StoreFileSystem } from './file-system.js';
 
 export const USERS_FILE = 'users.json';
-export const USERS_FORMAT = 1;
+/**
+ * The newest format this version reads. Format 1 is the file as it was before accounts could
+ * lack client settings or hold anything else: a file is still written as format 1 while every
+ * account fits it, so an older Gatehouse keeps reading it. As soon as one account does not fit
+ * (no `client`, or any field outside FORMAT_1_FIELDS), the file is written as format 2, which an
+ * older Gatehouse refuses with "written by a newer Gatehouse", instead of reading a field it does
+ * not know as corruption or dropping it on its next write.
+ */
+export const USERS_FORMAT = 2;
+const FORMAT_1_FIELDS: ReadonlySet<string> = new Set(['username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey']);
 
 const checkStoredUser = objectOf(
   {
@@ -23,7 +33,9 @@ const checkStoredUser = objectOf(
       }
       return result;
     },
-    client: checkClientSettings,
+    // Optional since format 2: accounts made outside the Flood API need none.
+    client: optional(checkClientSettings),
+    groups: optional(checkStoredGroups),
     credentialsChangedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
     sessionKey: (input: unknown, path: string) =>
       typeof input === 'string' && SESSION_KEY_FORMAT.test(input)
@@ -75,6 +87,16 @@ export class StoreCorrupt extends Error {
   }
 }
 
+/** The users file is in a newer format than this version reads: nothing is wrong with it, and it is not touched. */
+export class StoreTooNew extends Error {
+  constructor(path: string, format: number) {
+    super(
+      `The users file ${path} was written by a newer Gatehouse (format ${format}); this version reads formats 1 to ${USERS_FORMAT}. ` +
+        `It has not been changed. Run the newer Gatehouse again (its accounts use fields this version does not know, and would lose them).`,
+    );
+  }
+}
+
 interface Job {
   readonly apply: (view: UserView) => unknown;
   readonly resolve: (value: never) => void;
@@ -88,19 +110,30 @@ const serializeUser = (user: StoredUser): string =>
     level: user.level,
     passwordHash: user.passwordHash,
     client: user.client,
+    groups: user.groups,
     credentialsChangedAt: user.credentialsChangedAt,
     sessionKey: user.sessionKey,
   });
 
-/** Loads (and fully validates) the users file, or starts empty when there is none. Throws StoreCorrupt. */
+/** True when an account cannot be written as format 1: it lacks client settings or holds a newer field. */
+export function needsNewerFormat(user: StoredUser): boolean {
+  if (user.client === undefined) return true;
+  for (const [key, value] of Object.entries(user)) if (value !== undefined && !FORMAT_1_FIELDS.has(key)) return true;
+  return false;
+}
+
+/** Loads (and fully validates) the users file, or starts empty when there is none. Throws StoreCorrupt, or StoreTooNew for a newer format. */
 export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promise<UserStore> {
   const path = join(dataDir, USERS_FILE);
   const committed = new Map<string, StoredUser>();
   // Each user's JSON is kept, so a write at 100,000 users re-serializes only what changed.
   const serialized = new Map<string, string>();
+  // How many committed accounts need format 2: the file is written as format 1 while none do.
+  let newerFormatCount = 0;
   for (const user of await readUsersFile(fs, path)) {
     committed.set(user.username, user);
     serialized.set(user.username, serializeUser(user));
+    if (needsNewerFormat(user)) newerFormatCount++;
   }
 
   const pending: Job[] = [];
@@ -175,7 +208,14 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
       if (replaced !== undefined) parts.push(replaced);
     }
     for (const [name, text] of overlaySerialized) if (!committed.has(name)) parts.push(text);
-    const document = `{"format":${USERS_FORMAT},"users":[\n${parts.join(',\n')}\n]}\n`;
+    let nextNewerFormatCount = newerFormatCount;
+    for (const [name, user] of overlay) {
+      const before = committed.get(name);
+      if (before !== undefined && needsNewerFormat(before)) nextNewerFormatCount--;
+      if (user !== null && needsNewerFormat(user)) nextNewerFormatCount++;
+    }
+    const format = nextNewerFormatCount > 0 ? USERS_FORMAT : 1;
+    const document = `{"format":${format},"users":[\n${parts.join(',\n')}\n]}\n`;
 
     let failure: unknown;
     let isOnDisk = false;
@@ -190,6 +230,7 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
     }
     if (isOnDisk) {
       version++;
+      newerFormatCount = nextNewerFormatCount;
       for (const [name, user] of overlay) {
         if (user === null) {
           committed.delete(name);
@@ -265,9 +306,7 @@ async function readUsersFile(fs: StoreFileSystem, path: string): Promise<StoredU
   if (!isPlainObject(document)) throw new StoreCorrupt(path, 'it is not a JSON object');
   const format = document['format'];
   if (typeof format !== 'number' || !Number.isInteger(format) || format < 1) throw new StoreCorrupt(path, 'it has no valid "format" number');
-  if (format > USERS_FORMAT) {
-    throw new StoreCorrupt(path, `it was written by a newer Gatehouse (format ${format}); this version reads format ${USERS_FORMAT}. Upgrade Gatehouse`);
-  }
+  if (format > USERS_FORMAT) throw new StoreTooNew(path, format);
   const users = document['users'];
   if (!Array.isArray(users)) throw new StoreCorrupt(path, 'it has no "users" array');
   const seen = new Set<string>();

@@ -1,5 +1,6 @@
-import { fail, objectOf, partialObjectOf, stringOf, type Checker, type CheckedType } from './check.js';
+import { fail, objectOf, optional, partialObjectOf, stringOf, type Checker, type CheckedType } from './check.js';
 import { checkClientSettings } from './client-settings.js';
+import { checkGroups } from './groups.js';
 import { checkAccessLevel } from './level.js';
 
 // INTERFACE.md "Values": username 1-256 characters without control characters, kept exactly
@@ -48,8 +49,18 @@ export function registerBodyChecker(minPasswordLength: number) {
 export type RegisterBody = CheckedType<ReturnType<typeof registerBodyChecker>>;
 
 export function updateBodyChecker(minPasswordLength: number) {
-  return partialObjectOf(userFields(minPasswordLength));
+  return partialObjectOf({ ...userFields(minPasswordLength), groups: checkGroups });
 }
+
+/**
+ * POST /api/auth/users (INTERFACE.md "Administrators"): an account made outside the Flood API,
+ * without client settings (a `client` key is stripped like any unknown one), groups optional.
+ */
+export function createUserBodyChecker(minPasswordLength: number) {
+  const { username, password, level } = userFields(minPasswordLength);
+  return objectOf({ username, password, level, groups: optional(checkGroups) });
+}
+export type CreateUserBody = CheckedType<ReturnType<typeof createUserBodyChecker>>;
 export type UpdateBody = CheckedType<ReturnType<typeof updateBodyChecker>>;
 
 /**

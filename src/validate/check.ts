@@ -81,8 +81,20 @@ export function oneOf<const T extends string | number>(allowed: readonly T[]): C
   };
 }
 
+/** A checker objectOf treats as optional: the key may be absent (and is then absent from the output too). */
+export type OptionalChecker<T> = Checker<T> & { readonly isOptional: true };
+
+/** Marks a field of an objectOf shape as optional. */
+export function optional<T>(check: Checker<T>): OptionalChecker<T> {
+  return Object.assign((input: unknown, path: string) => check(input, path), { isOptional: true as const });
+}
+
 type Shape = Readonly<Record<string, Checker<unknown>>>;
-type ShapeValue<S extends Shape> = { [K in keyof S]: CheckedType<S[K]> };
+type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends { readonly isOptional: true } ? never : K }[keyof S];
+type OptionalKeys<S extends Shape> = Exclude<keyof S, RequiredKeys<S>>;
+type ShapeValue<S extends Shape> = { [K in RequiredKeys<S>]: CheckedType<S[K]> } & { [K in OptionalKeys<S>]?: CheckedType<S[K]> } extends infer O
+  ? { [K in keyof O]: O[K] }
+  : never;
 type PartialShapeValue<S extends Shape> = { [K in keyof S]?: CheckedType<S[K]> };
 
 /**
@@ -98,6 +110,10 @@ export function partialObjectOf<S extends Shape>(shape: S): Checker<PartialShape
   return (input, path) => checkObject(shape, input, path, true, false) as Checked<PartialShapeValue<S>>;
 }
 
+function isOptionalChecker(check: Checker<unknown>): boolean {
+  return (check as Partial<OptionalChecker<unknown>>).isOptional === true;
+}
+
 function checkObject(shape: Shape, input: unknown, path: string, isPartial: boolean, rejectUnknownKeys: boolean): Checked<Record<string, unknown>> {
   if (!isPlainObject(input)) return fail(path, 'must be a JSON object');
   const problems: Problem[] = [];
@@ -107,7 +123,7 @@ function checkObject(shape: Shape, input: unknown, path: string, isPartial: bool
     if (check === undefined) continue;
     const keyPath = joinPath(path, key);
     if (!Object.hasOwn(input, key)) {
-      if (!isPartial) problems.push({ path: keyPath, message: 'is required' });
+      if (!isPartial && !isOptionalChecker(check)) problems.push({ path: keyPath, message: 'is required' });
       continue;
     }
     const result = check(input[key], keyPath);

@@ -64,9 +64,8 @@ describe('gatehouse users add with the client settings from a file or stdin', ()
     assert.equal(stored('both'), undefined);
   });
 
-  it('refuses two sources, or none, naming the flags', async () => {
+  it('refuses two sources, naming the flags (none at all is an account without client settings)', async () => {
     assertUsage(await add(['two', '--level', 'USER', '--client-file', clientFile, '--client', JSON.stringify(CLIENT), '--password-stdin'], 'pw\n'), /--client and --client-file|--client-file and --client/);
-    assertUsage(await add(['none', '--level', 'USER', '--password-stdin'], 'pw\n'), /--client-file/);
   });
 
   it('refuses a missing file, a directory, and invalid JSON, with a usage error and nothing stored', async () => {

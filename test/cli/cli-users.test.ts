@@ -156,7 +156,6 @@ describe('gatehouse users on a stopped data directory', () => {
     { what: '--client that is not JSON', args: ['add', 'carol', '--level', 'USER', '--client', '{not json', '--password-stdin'], stdin: 'carol-pass', mention: /client/i },
     { what: '--client with an unknown client kind', args: ['add', 'carol', '--level', 'USER', '--client', '{"client":"uTorrent","type":"socket","version":1,"socket":"/s"}', '--password-stdin'], stdin: 'carol-pass', mention: /client/i },
     { what: 'a missing --level', args: ['add', 'carol', '--client', CLIENT_JSON, '--password-stdin'], stdin: 'carol-pass', mention: /--level/ },
-    { what: 'a missing --client', args: ['add', 'carol', '--level', 'USER', '--password-stdin'], stdin: 'carol-pass', mention: /--client/ },
     { what: 'a missing NAME', args: ['add', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin'], stdin: 'carol-pass', mention: /argument/i },
     { what: 'a password shorter than --min-password-length', args: ['add', 'carol', '--level', 'USER', '--client', CLIENT_JSON, '--password-stdin', '--min-password-length', '20'], stdin: 'short', mention: /password/i },
     { what: 'an unknown flag', args: ['list', '--nope'], mention: /--nope/ },

@@ -8,7 +8,7 @@ import { hashPassword } from '../../src/auth/password.js';
 import { LastAdministrator, StoreWriteFailed, UsernameTaken, UserNotFound, StoreOutcomeUnknown, StoreClosed } from '../../src/errors.js';
 import { addUser, changeUser, removeUser } from '../../src/store/account-rules.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
-import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser, type UserStore } from '../../src/store/users.js';
+import { openUserStore, StoreCorrupt, StoreTooNew, USERS_FILE, type StoredUser, type UserStore } from '../../src/store/users.js';
 import type { ClientSettings } from '../../src/validate/client-settings.js';
 import type { AccessLevel } from '../../src/validate/level.js';
 
@@ -277,7 +277,6 @@ describe('openUserStore', () => {
       { name: 'a missing format', text: () => JSON.stringify({ users: [] }) },
       { name: 'format 0', text: () => JSON.stringify({ format: 0, users: [] }) },
       { name: 'format "1" as a string', text: () => JSON.stringify({ format: '1', users: [] }) },
-      { name: 'format 2, from a newer version', text: () => JSON.stringify({ format: 2, users: [] }), mentions: /newer/i },
       { name: 'a missing users array', text: () => JSON.stringify({ format: 1 }) },
       { name: 'users that is an object', text: () => JSON.stringify({ format: 1, users: {} }) },
       { name: 'a duplicate username', text: () => JSON.stringify({ format: 1, users: [goodUser(), goodUser()] }) },
@@ -290,6 +289,9 @@ describe('openUserStore', () => {
       { name: 'a user with an invalid client', text: () => JSON.stringify({ format: 1, users: [{ ...goodUser(), client: { client: 'uTorrent' } }] }) },
       { name: 'a user with a negative credentialsChangedAt', text: () => JSON.stringify({ format: 1, users: [{ ...goodUser(), credentialsChangedAt: -1 }] }) },
       { name: 'a user with an unknown field', text: () => JSON.stringify({ format: 1, users: [{ ...goodUser(), isAdmin: true }] }) },
+      { name: 'a user with an unknown field in format 2', text: () => JSON.stringify({ format: 2, users: [{ ...goodUser(), isAdmin: true }] }) },
+      { name: 'a user with an empty groups list', text: () => JSON.stringify({ format: 2, users: [{ ...goodUser(), groups: [] }] }) },
+      { name: 'a user with a bad group name', text: () => JSON.stringify({ format: 2, users: [{ ...goodUser(), groups: ['Staff'] }] }) },
       { name: 'a user that is not an object', text: () => JSON.stringify({ format: 1, users: ['alice'] }) },
     ];
     for (const { name, text, mentions } of documents) {
@@ -307,6 +309,19 @@ describe('openUserStore', () => {
       });
     }
 
+    it('refuses format 3, from a newer version, with StoreTooNew saying so and leaves it unchanged', async () => {
+      const dir = await tempDir();
+      const content = JSON.stringify({ format: 3, users: [{ ...goodUser(), passkeys2: [] }] });
+      await writeFile(join(dir, USERS_FILE), content, { mode: 0o600 });
+      await assert.rejects(openUserStore(dir, realFileSystem), (error: unknown) => {
+        assert.ok(error instanceof StoreTooNew, `expected StoreTooNew, got ${String(error)}`);
+        assert.match(error.message, /newer Gatehouse \(format 3\)/);
+        assert.doesNotMatch(error.message, /cp /);
+        return true;
+      });
+      assert.equal(await readFile(join(dir, USERS_FILE), 'utf8'), content);
+    });
+
     it('accepts the same document when it is valid (levels in both forms)', async () => {
       const dir = await tempDir();
       const users = [user('alice', 10), user('bob', 'USER'), user('carol', 'ADMINISTRATOR'), user('dave', 5)];
@@ -314,6 +329,47 @@ describe('openUserStore', () => {
       const store = await openUserStore(dir, realFileSystem);
       assert.deepEqual([...store.list()], users);
     });
+  });
+});
+
+describe('the users file format', () => {
+  const formatOf = async (dir: string): Promise<unknown> => (JSON.parse(await readFile(join(dir, USERS_FILE), 'utf8')) as { format: unknown }).format;
+
+  it('loads a format 1 file unchanged and writes format 1 back while every account has client settings and nothing newer', async () => {
+    const dir = await tempDir();
+    const users = [user('alice', 10), user('bob', 'USER')];
+    await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 1, users }), { mode: 0o600 });
+    const store = await openUserStore(dir, realFileSystem);
+    assert.deepEqual([...store.list()], users);
+    await store.change((view) => addUser(view, user('carol')));
+    assert.equal(await formatOf(dir), 1);
+    assert.deepEqual([...(await openUserStore(dir, realFileSystem)).list()].map((u) => u.username), ['alice', 'bob', 'carol']);
+  });
+
+  it('writes format 2 once an account has no client settings, and format 1 again once it is gone', async () => {
+    const dir = await tempDir();
+    const store = await openUserStore(dir, realFileSystem);
+    await store.change((view) => addUser(view, user('alice', 10)));
+    assert.equal(await formatOf(dir), 1);
+    const { client: _client, ...withoutClient } = user('wiki');
+    await store.change((view) => addUser(view, withoutClient));
+    assert.equal(await formatOf(dir), 2);
+    const reopened = await openUserStore(dir, realFileSystem);
+    assert.deepEqual(reopened.find('wiki'), withoutClient);
+    assert.equal(Object.hasOwn(reopened.find('wiki') ?? {}, 'client'), false);
+    await store.change((view) => removeUser(view, 'wiki'));
+    assert.equal(await formatOf(dir), 1);
+  });
+
+  it('writes format 2 while an account has groups, and keeps them across a reload', async () => {
+    const dir = await tempDir();
+    const store = await openUserStore(dir, realFileSystem);
+    await store.change((view) => addUser(view, user('alice', 10, { groups: ['family', 'media-2'] })));
+    assert.equal(await formatOf(dir), 2);
+    assert.deepEqual((await openUserStore(dir, realFileSystem)).find('alice')?.groups, ['family', 'media-2']);
+    await store.change((view) => changeUser(view, 'alice', { groups: [] }, CREATED_AT));
+    assert.equal(await formatOf(dir), 1);
+    assert.equal(Object.hasOwn((await openUserStore(dir, realFileSystem)).find('alice') ?? {}, 'groups'), false);
   });
 });
 
