@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import { splitHostPort } from './host-header.js';
 
 export interface ProxyTrust {
   /** The client's address: the socket's, or the last untrusted hop of X-Forwarded-For when the socket is a trusted proxy. */
@@ -41,14 +42,9 @@ export const MAX_RAW_HOP_LENGTH = 64;
  */
 export function parseHop(text: string): string {
   if (isIP(text) !== 0) return normalizeAddress(text);
-  const portMatch = /^(.*):\d{1,5}$/.exec(text);
-  const host = portMatch === null ? text : (portMatch[1] ?? '');
-  if (host.startsWith('[') && host.endsWith(']')) {
-    const inside = host.slice(1, -1);
-    if (isIP(inside) === 6) return normalizeAddress(inside);
-  } else if (portMatch !== null && isIP(host) === 4) {
-    return host;
-  }
+  const split = splitHostPort(text);
+  // A hop's port, when it has a colon, is not empty: `203.0.113.9:` is keyed on its text.
+  if (split !== undefined && split.port !== '' && (split.isBracketed || isIP(split.host) === 4)) return normalizeAddress(split.host);
   return text.slice(0, MAX_RAW_HOP_LENGTH).replace(/[^\x20-\x7e]/g, '?');
 }
 

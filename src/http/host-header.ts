@@ -1,33 +1,28 @@
 import { isIP } from 'node:net';
 
 /**
+ * `host[:port]` as in a `Host` header or an `X-Forwarded-For` hop (RFC 3986 authority): an IPv6
+ * literal only in brackets, returned without them; a port of up to 5 digits (`''` after a bare
+ * colon, undefined without one). Undefined when malformed, a bare IPv6 literal included (RFC 7230
+ * section 5.4 wants brackets).
+ */
+export function splitHostPort(text: string): { readonly host: string; readonly port: string | undefined; readonly isBracketed: boolean } | undefined {
+  const isBracketed = text.startsWith('[');
+  const close = isBracketed ? text.indexOf(']') : -1;
+  const host = isBracketed ? text.slice(1, close) : text.replace(/:[^:]*$/, '');
+  const rest = isBracketed ? text.slice(close + 1) : text.slice(host.length);
+  if (isBracketed ? close < 0 || isIP(host) !== 6 : host.includes(':')) return undefined;
+  if (rest !== '' && !/^:\d{0,5}$/.test(rest)) return undefined;
+  return { host, port: rest === '' ? undefined : rest.slice(1), isBracketed };
+}
+
+/**
  * The host of a `Host` header without its port, lower-cased, or undefined when the header is
  * missing or malformed. An IPv6 literal keeps its brackets off: `[::1]:3000` gives `::1`.
  */
 export function hostOfHeader(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  let host = header;
-  let port = '';
-  if (host.startsWith('[')) {
-    const close = host.indexOf(']');
-    if (close < 0) return undefined;
-    port = host.slice(close + 1);
-    host = host.slice(1, close);
-    if (isIP(host) !== 6) return undefined;
-    if (port !== '' && !port.startsWith(':')) return undefined;
-    port = port.slice(1);
-  } else {
-    const colon = host.indexOf(':');
-    if (colon >= 0) {
-      // A bare IPv6 literal is not a Host (RFC 7230 section 5.4 wants brackets).
-      if (host.includes(':', colon + 1)) return undefined;
-      port = host.slice(colon + 1);
-      host = host.slice(0, colon);
-    }
-  }
-  if (port !== '' && !/^\d{1,5}$/.test(port)) return undefined;
-  if (host === '') return undefined;
-  return host.toLowerCase();
+  const host = header === undefined ? undefined : splitHostPort(header)?.host;
+  return host === undefined || host === '' ? undefined : host.toLowerCase();
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildConfig, SettingInvalid } from '../../src/config.js';
-import { createFirstRegistrationHostCheck, hostOfHeader } from '../../src/http/host-header.js';
+import { createFirstRegistrationHostCheck, hostOfHeader, splitHostPort } from '../../src/http/host-header.js';
 
 describe('hostOfHeader', () => {
   const cases: ReadonlyArray<[string | undefined, string | undefined]> = [
@@ -24,6 +24,25 @@ describe('hostOfHeader', () => {
   ];
   for (const [header, expected] of cases) {
     it(`reads ${JSON.stringify(header)} as ${JSON.stringify(expected)}`, () => assert.equal(hostOfHeader(header), expected));
+  }
+});
+
+describe('splitHostPort, shared by the Host header and X-Forwarded-For hops', () => {
+  const cases: ReadonlyArray<[string, ReturnType<typeof splitHostPort>]> = [
+    ['example.org', { host: 'example.org', port: undefined, isBracketed: false }],
+    ['example.org:8443', { host: 'example.org', port: '8443', isBracketed: false }],
+    ['203.0.113.9:', { host: '203.0.113.9', port: '', isBracketed: false }],
+    ['[2001:db8::5]:4711', { host: '2001:db8::5', port: '4711', isBracketed: true }],
+    ['[2001:db8::5]', { host: '2001:db8::5', port: undefined, isBracketed: true }],
+    ['2001:db8::5', undefined],
+    ['[203.0.113.9]:80', undefined],
+    ['[2001:db8::5', undefined],
+    ['[2001:db8::5]:80:90', undefined],
+    ['example.org:123456', undefined],
+    ['example.org:80x', undefined],
+  ];
+  for (const [text, expected] of cases) {
+    it(`splits ${JSON.stringify(text)} as ${JSON.stringify(expected)}`, () => assert.deepEqual(splitHostPort(text), expected));
   }
 });
 
