@@ -1,12 +1,14 @@
 import { join } from 'node:path';
 import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import { checkUsername } from '../validate/auth.js';
-import { integerIn, isPlainObject, objectOf, optional, stringOf, type CheckedType } from '../validate/check.js';
+import { fail, integerIn, isPlainObject, objectOf, optional, pass, stringOf, type Checker, type CheckedType } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
 import { parsePasswordHash } from '../auth/password.js';
+import { SEALED_FORMAT } from '../auth/seal.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
+import { RECOVERY_CODE_COUNT, RECOVERY_DIGEST_FORMAT } from '../auth/totp.js';
 import { isErrorCode, RenamedButNotDurable, writeFileAtomic } from './atomic-file.js';
 import type { StoreFileSystem } from './file-system.js';
 
@@ -21,6 +23,35 @@ export const USERS_FILE = 'users.json';
  */
 export const USERS_FORMAT = 2;
 const FORMAT_1_FIELDS: ReadonlySet<string> = new Set(['username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey']);
+
+const matching =
+  (format: RegExp, what: string): Checker<string> =>
+  (input, path) =>
+    typeof input === 'string' && format.test(input) ? pass(input) : fail(path, `is not ${what}`);
+
+/**
+ * An account's TOTP (SECURITY.md "Two-step sign-in"): the seed sealed with the seal key, the
+ * last time step that signed in (a step signs in once), and the digests of the unused recovery codes.
+ */
+const checkStoredTotp = objectOf(
+  {
+    sealedSeed: matching(SEALED_FORMAT, 'a sealed seed'),
+    lastUsedStep: integerIn(0, Number.MAX_SAFE_INTEGER),
+    recoveryDigests: (input: unknown, path: string) => {
+      if (!Array.isArray(input) || input.length > RECOVERY_CODE_COUNT) return fail(path, `must be an array of at most ${RECOVERY_CODE_COUNT} digests`);
+      const check = matching(RECOVERY_DIGEST_FORMAT, 'a recovery code digest');
+      const digests: string[] = [];
+      for (const [index, item] of input.entries()) {
+        const result = check(item, `${path}[${index}]`);
+        if (!result.ok) return result;
+        digests.push(result.value);
+      }
+      return pass(Object.freeze(digests) as readonly string[]);
+    },
+  },
+  { rejectUnknownKeys: true },
+);
+export type StoredTotp = Readonly<CheckedType<typeof checkStoredTotp>>;
 
 const checkStoredUser = objectOf(
   {
@@ -41,6 +72,7 @@ const checkStoredUser = objectOf(
       typeof input === 'string' && SESSION_KEY_FORMAT.test(input)
         ? { ok: true as const, value: input }
         : { ok: false as const, problems: [{ path, message: 'is not a session key' }] },
+    totp: optional(checkStoredTotp),
   },
   { rejectUnknownKeys: true },
 );
@@ -113,6 +145,7 @@ const serializeUser = (user: StoredUser): string =>
     groups: user.groups,
     credentialsChangedAt: user.credentialsChangedAt,
     sessionKey: user.sessionKey,
+    totp: user.totp,
   });
 
 /** True when an account cannot be written as format 1: it lacks client settings or holds a newer field. */
