@@ -83,7 +83,7 @@ describe('the totp field of a stored account', () => {
     it(`refuses a users file whose totp has ${what}`, async () => {
       const dir = await tempDir();
       const { totp: _, ...plain } = withTotp('dave');
-      await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 1, users: [{ ...plain, totp: value }] }), { mode: 0o600 });
+      await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 2, users: [{ ...plain, totp: value }] }), { mode: 0o600 });
       await assert.rejects(openUserStore(dir, realFileSystem), StoreCorrupt);
     });
   }
