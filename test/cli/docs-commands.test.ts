@@ -38,9 +38,9 @@ describe('the commands the docs show', () => {
 
   it("README's first administrator, then every command of docs/offline-admin.md, run as printed", async () => {
     const cwd = await tempDir();
-    // README: "where client.json holds …, e.g. {…}": the example it gives.
+    // README: "where `client.json` holds e.g. `{…}`": the example it gives, used by --client-file below.
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const example = /client\.json` holds[^`]*`(\{[^`]*\})`/.exec(readme);
+    const example = /`client\.json` holds[^`]*`(\{[^`]*\})`/.exec(readme);
     assert.ok(example !== null, 'README no longer gives an example client.json');
     await writeFile(join(cwd, 'client.json'), example[1] ?? '', { mode: 0o600 });
 
@@ -52,8 +52,8 @@ describe('the commands the docs show', () => {
     const lines = shownCommands('docs/offline-admin.md', '## Commands');
     assert.ok(lines.length >= 5, 'the command block of docs/offline-admin.md looks empty');
     for (const line of lines) {
-      // NAME is a placeholder: a second user, so that removing it leaves README's administrator.
-      const args = argsOf(line).map((word) => (word === 'NAME' ? 'alice' : word));
+      // NAME and NAME2 are placeholders: more users, so that removing one leaves README's administrator.
+      const args = argsOf(line).map((word) => (word === 'NAME' ? 'alice' : word === 'NAME2' ? 'bob' : word));
       const result = await runCli(args, { cwd, stdin: 'another passphrase\n' });
       assert.equal(result.code, 0, `${line}\n${result.stderr}`);
     }
