@@ -1,5 +1,27 @@
+// RFC 6265 section 5.2 trims only WSP (SP and HTAB). String.prototype.trim also removes U+00A0,
+// U+FEFF and the other Unicode spaces: `\u00a0jwt=` would then read as `jwt`, a name that the
+// proxies' cookie filters, browsers and this parser must all see the same way.
+function isWsp(code: number): boolean {
+  return code === 0x20 || code === 0x09;
+}
+
+function trimWsp(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isWsp(text.charCodeAt(start))) start += 1;
+  while (end > start && isWsp(text.charCodeAt(end - 1))) end -= 1;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+/** True when header[start, end) is `wanted` with only SP and HTAB around it. */
+function isNameAt(header: string, start: number, end: number, wanted: string): boolean {
+  while (start < end && isWsp(header.charCodeAt(start))) start += 1;
+  while (end > start && isWsp(header.charCodeAt(end - 1))) end -= 1;
+  return end - start === wanted.length && header.startsWith(wanted, start);
+}
+
 function cookieValue(raw: string): string {
-  let value = raw.trim();
+  let value = trimWsp(raw);
   if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
   if (!value.includes('%')) return value;
   try {
@@ -13,8 +35,9 @@ function cookieValue(raw: string): string {
 /**
  * The first value of the cookie `wanted` in a Cookie header, unquoted and percent-decoded (a bad
  * escape is kept raw), or undefined. Bare words and other pairs are passed over, so a client that
- * echoes a whole Set-Cookie line back still yields its cookie. `wanted` must be a cookie name
- * such as `jwt`: attribute names (RFC 6265 section 5.2: Path, Expires, ...) are not special-cased.
+ * echoes a whole Set-Cookie line back still yields its cookie. Names and values are trimmed of SP
+ * and HTAB only (RFC 6265 section 5.2), as the proxy recipes' filters match names. `wanted` must
+ * be a cookie name such as `jwt`: attribute names (Path, Expires, ...) are not special-cased.
  */
 export function readCookie(header: string | undefined, wanted: string): string | undefined {
   if (header === undefined) return undefined;
@@ -32,7 +55,7 @@ export function readCookie(header: string | undefined, wanted: string): string |
       equals = header.indexOf('=', start);
       if (equals < 0) equals = length;
     }
-    if (equals < end && header.slice(start, equals).trim() === wanted) return cookieValue(header.slice(equals + 1, end));
+    if (equals < end && isNameAt(header, start, equals, wanted)) return cookieValue(header.slice(equals + 1, end));
     start = end + 1;
   }
   return undefined;

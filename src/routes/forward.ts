@@ -32,6 +32,8 @@ const MAX_LOGGED_UNKNOWN_LEVELS = 32;
 // Anyone can ask for the login page while it is gated: the warning says so at most this often.
 const LOOP_WARNING_INTERVAL_MS = 60_000;
 const MAX_CACHED_GROUP_FILTERS = 64;
+// Fetch's request modes other than the two navigations (an unknown or repeated value counts as one).
+const NON_NAVIGATION_MODES: readonly string[] = ['cors', 'no-cors', 'same-origin', 'websocket'];
 
 /**
  * `{base}/api/auth/forward`: the decision for a reverse proxy's auth subrequest (nginx
@@ -155,12 +157,34 @@ function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
 /**
  * The cookie; else the `token` of the original request's query (X-Original-URI from nginx,
  * then X-Forwarded-Uri from Traefik and Caddy); else `?token=` on the forward request. The
- * first one present is the one judged, as the cookie is over `?token=` everywhere else.
+ * first one present is the one judged, as the cookie is over `?token=` everywhere else. A token
+ * from a URL counts only for a request that is not a browser's page load and not sent by
+ * another site's page (isUrlTokenHonoured): anyone can put a link with their own token on a page.
  */
 function credentialsOf(credentials: Credentials, headers: IncomingHttpHeaders): Credentials {
   if (credentials.cookieToken !== undefined) return credentials;
-  const original = tokenOfUri(headers['x-original-uri']) ?? tokenOfUri(headers['x-forwarded-uri']);
-  return original === undefined ? credentials : { cookieToken: undefined, queryToken: original };
+  const original = tokenOfUri(headers['x-original-uri']) ?? tokenOfUri(headers['x-forwarded-uri']) ?? credentials.queryToken;
+  if (original === undefined) return credentials;
+  return { cookieToken: undefined, queryToken: isUrlTokenHonoured(headers) ? original : undefined };
+}
+
+/**
+ * Login CSRF: a session cookie is SameSite=Strict, so a browser leaves it off a request another
+ * site starts, and a `?token=` in that link would make a signed-in user act as the link's
+ * author. A URL token is honoured only when the forwarded request
+ * - does not accept text/html: browsers ask for HTML on every page and frame load, with or
+ *   without Fetch Metadata (which they send only to https and loopback origins);
+ * - is not a navigation (`Sec-Fetch-Mode: navigate` or `nested-navigate`);
+ * - was not started by another site's page (`Sec-Fetch-Site` absent, `none` or `same-origin`).
+ * Download tools (wget, curl, aria2c, media players) accept any type and send no Fetch Metadata.
+ */
+export function isUrlTokenHonoured(headers: IncomingHttpHeaders): boolean {
+  const accept = headers.accept;
+  if (accept !== undefined && accept.toLowerCase().includes('text/html')) return false;
+  const mode = headers['sec-fetch-mode'];
+  if (mode !== undefined && !(typeof mode === 'string' && NON_NAVIGATION_MODES.includes(mode))) return false;
+  const site = headers['sec-fetch-site'];
+  return site === undefined || site === 'none' || site === 'same-origin';
 }
 
 /** The `token` parameter of a request target's query; anything malformed just has none. */

@@ -35,6 +35,13 @@ describe('readCookie', () => {
     { name: 'a lone percent sign, kept raw', header: 'bad=100%; jwt=tok', expected: { bad: '100%', jwt: 'tok' } },
     { name: 'a bad escape in the first jwt: it still wins over a later one', header: 'jwt=%zz; jwt=good', expected: { jwt: '%zz' } },
     { name: 'only semicolons', header: ';;;', expected: {} },
+    { name: 'SP and HTAB around a name and a value, trimmed', header: ' \t jwt \t= \ttok\t ; a=1', expected: { jwt: 'tok', a: '1' } },
+    // RFC 6265 trims only SP and HTAB: these names are not `jwt`, as the proxies' filters see it.
+    { name: 'a name after U+00A0, not trimmed', header: '\u00a0jwt=planted; jwt=tok', expected: { '\u00a0jwt': 'planted', jwt: 'tok' } },
+    { name: 'a name after U+FEFF, not trimmed', header: '\ufeffjwt=planted; jwt=tok', expected: { '\ufeffjwt': 'planted', jwt: 'tok' } },
+    { name: 'a name before U+2003, not trimmed', header: 'jwt\u2003=planted; jwt=tok', expected: { 'jwt\u2003': 'planted', jwt: 'tok' } },
+    { name: 'a name after a line feed, not trimmed', header: '\njwt=planted; jwt=tok', expected: { '\njwt': 'planted', jwt: 'tok' } },
+    { name: 'a value inside U+00A0, kept', header: 'jwt=\u00a0tok\u00a0', expected: { jwt: '\u00a0tok\u00a0' } },
   ];
   // Every name some case expects, plus a wrong-case jwt and a name no header sends: each case
   // must give undefined for every one of these it does not list.
