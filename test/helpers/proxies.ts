@@ -203,6 +203,15 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
+/**
+ * Set-Cookie lines an app could send to plant a session under another spelling of `jwt`: each one
+ * a browser would send back as a pair Gatehouse reads as `jwt` (SP/HTAB around the name, and a
+ * nameless cookie, which browsers send back as its bare value `jwt=…`).
+ */
+export const ODD_JWT_SET_COOKIES: readonly string[] = ['jwt =sp-after; Path=/', ' jwt=sp-before; Path=/', '\tjwt\t=tabs; Path=/', '=jwt=nameless; Path=/'];
+/** A Set-Cookie line whose name starts with U+00A0: not `jwt` to a browser or to Gatehouse. */
+export const NBSP_JWT_SET_COOKIE = '\u00a0jwt=nbsp; Path=/';
+
 /** The path of the event stream, as Flood names it. */
 export const EVENT_STREAM_PATH = '/api/activity-stream';
 export const EVENT_INTERVAL_MS = 100;
@@ -234,6 +243,7 @@ function isFloodCookieValid(cookieHeader: string | undefined, secret: string): b
  * - `/api/activity-stream`: server-sent events, one every 100 ms, until the client goes;
  * - `/api/set-cookie`: answers with `Set-Cookie: jwt=from-upstream` (what Flood's verify does in none mode)
  *   and a cookie of the app's own, `app=kept`;
+ * - `/api/set-odd-cookies`: ODD_JWT_SET_COOKIES and `app=kept`;
  * - `/csp-violation`: an HTML page whose own CSP blocks its inline script (the browser tests' control);
  * - anything else: 200 JSON `{method, url, headers, bodyBytes, bodySha256}` as received.
  */
@@ -271,6 +281,7 @@ export async function startUpstream(options: { floodSecret?: string } = {}): Pro
     }
     const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
     if (path === '/api/set-cookie') headers['set-cookie'] = ['jwt=from-upstream; Path=/', 'app=kept; Path=/'];
+    if (path === '/api/set-odd-cookies') headers['set-cookie'] = [...ODD_JWT_SET_COOKIES, 'app=kept; Path=/'];
     res.writeHead(200, headers);
     res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, bodyBytes: body.length, bodySha256: createHash('sha256').update(body).digest('hex') }));
   };

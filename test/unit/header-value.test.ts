@@ -6,7 +6,9 @@ import { percentEncodeHeaderValue } from '../../src/http/header-value.js';
 describe('percentEncodeHeaderValue', () => {
   const cases: ReadonlyArray<[string, string, string]> = [
     ['a plain ASCII name', 'alice', 'alice'],
-    ['visible ASCII punctuation', "a.b-c_d~e!$&'()*+,;=:@/?#[]{}<>\"\\^`|", "a.b-c_d~e!$&'()*+,;=:@/?#[]{}<>\"\\^`|"],
+    ['visible ASCII punctuation', "a.b-c_d~e!$&'()*+=:@/?#[]{}\\^`|", "a.b-c_d~e!$&'()*+=:@/?#[]{}\\^`|"],
+    ['a comma, a semicolon, a double quote and angle brackets', 'a,b;c"d<e>f', 'a%2Cb%3Bc%22d%3Ce%3Ef'],
+    ['a name that reads as two users to an app splitting on commas', 'mallory, admin', 'mallory%2C%20admin'],
     ['a space', 'Ada Lovelace', 'Ada%20Lovelace'],
     ['a percent sign', '100%', '100%25'],
     ['a name that is exactly %41', '%41', '%2541'],

@@ -119,8 +119,8 @@ for (const kind of PROXY_KINDS) {
     });
 
     // Other spellings of the administrator-only location that an app may route as /admin: no
-    // trailing slash, other case, a path parameter, a trailing dot, a backslash.
-    for (const path of ['/admin', '/Admin/x', '/ADMIN/', '/aDmIn', '/admin;/x', '/admin;jsessionid=1', '/admin./x', '/admin%5cx', '/admin.json', '/%61dmin/x', '//admin/x']) {
+    // trailing slash, other case, a path parameter, a trailing dot (a backslash is refused: backslash-paths.test.ts).
+    for (const path of ['/admin', '/Admin/x', '/ADMIN/', '/aDmIn', '/admin;/x', '/admin;jsessionid=1', '/admin./x', '/admin.json', '/%61dmin/x', '//admin/x']) {
       it(`gates ${path} as the administrator-only location: 403 for a user, 200 for an administrator`, async () => {
         const refused = await viaProxy(stack.proxy.port, { path, token: user.token, headers: { accept: API_ACCEPT } });
         assert.equal(refused.status, 403, `${path} as a user: ${refused.status} ${refused.text}`);
