@@ -223,11 +223,6 @@ async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClo
   return { outcome: 'stale' };
 }
 
-/**
- * `replacedNonce`: the stale lease we took over. Its holder may have had a renewal under way
- * (read its nonce, then stalled before its rename); when that rename lands late our next renewal
- * finds the old nonce and writes ours back, instead of both holders giving up.
- */
 /** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -244,6 +239,11 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/**
+ * `replacedNonce`: the stale lease we took over. Its holder may have had a renewal under way
+ * (read its nonce, then stalled before its rename); when that rename lands late our next renewal
+ * finds the old nonce and writes ours back, instead of both holders giving up.
+ */
 function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string; now: () => number; replacedNonce: string | undefined }): DataDirLock {
   const { dir, path, nonce, timing, content, now, replacedNonce } = held;
   const selfExpiryMs = timing.expiryMs - 2 * timing.renewEveryMs;
