@@ -5,7 +5,7 @@ import type { StoreFileSystem } from './file-system.js';
 import { DataDirLockLost, LOCK_FILE, lockDataDir, type DataDirLock, type LockOptions } from './lock.js';
 
 /** The files the service keeps in the data directory; any that exists must be ours alone. */
-const OWN_FILES = ['secret', 'users.json', 'users.json.prev', 'revoked-tokens.json', LOCK_FILE];
+const OWN_FILES = ['secret', 'seal.key', 'users.json', 'users.json.prev', 'revoked-tokens.json', LOCK_FILE];
 
 /** The data directory or a file in it could have been written by someone else: the service does not adopt it. */
 export class DataDirUnsafe extends Error {

@@ -36,6 +36,7 @@ describe('the data directory and its files must be ours alone', () => {
     { name: 'a secret writable by its group', plant: async (dir) => writeFile(join(dir, 'secret'), 'x'.repeat(43), { mode: 0o660 }).then(() => chmod(join(dir, 'secret'), 0o660)), expect: /secret is writable by its group.*chmod 0600/ },
     { name: 'a users.json writable by others', plant: async (dir) => writeFile(join(dir, 'users.json'), '{}').then(() => chmod(join(dir, 'users.json'), 0o602)), expect: /users\.json is writable by others/ },
     { name: 'a revoked-tokens.json writable by group and others', plant: async (dir) => writeFile(join(dir, 'revoked-tokens.json'), '{}').then(() => chmod(join(dir, 'revoked-tokens.json'), 0o622)), expect: /revoked-tokens\.json is writable by group and others/ },
+    { name: 'a seal.key (the key sealing TOTP seeds) writable by its group', plant: async (dir) => writeFile(join(dir, 'seal.key'), 'x'.repeat(43), { mode: 0o660 }).then(() => chmod(join(dir, 'seal.key'), 0o660)), expect: /seal\.key is writable by its group.*chmod 0600/ },
     { name: 'a users.json that is a symbolic link', plant: async (dir) => symlink('/etc/passwd', join(dir, 'users.json')), expect: /users\.json is a symbolic link/ },
     { name: 'a lock that is a symbolic link', plant: async (dir) => symlink('/tmp/elsewhere', join(dir, 'gatehouse.lock')), expect: /gatehouse\.lock is a symbolic link/ },
     { name: 'a data directory that belongs to another user', plant: async () => undefined, uid: -1, expect: /belongs to uid \d+, but Gatehouse runs as uid 4242.*chown -R 4242 .*/ },
