@@ -1,12 +1,14 @@
-// The offline commands the docs show run as printed: README's first-administrator command, then
-// every line of the command block in docs/offline-admin.md, in order, against one data directory.
-// Runs the built dist/cli.js, as an operator would.
+// The commands the docs show run as printed: the first registration's curl of README and of
+// docs/flood.md against a fresh service, README's offline first-administrator command, then every
+// line of the command block in docs/offline-admin.md, in order, against one data directory (the
+// built dist/cli.js, as an operator runs it).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs, REPO_ROOT, runCli, tempDir } from '../helpers/process.js';
+import { startTestServer } from '../helpers/server.js';
 
 /** The first fenced sh block after `marker` in `file`, as command lines without comments. */
 function shownCommands(file: string, marker: string): string[] {
@@ -28,6 +30,39 @@ function argsOf(line: string): string[] {
   assert.ok(program >= 0, `not a gatehouse command: ${line}`);
   return words.slice(program + 1);
 }
+
+/** The parts of a `curl -i -X POST URL -H 'name: value' -d '…'` command spread over lines with `\`. */
+function curlOf(command: string): { method: string; path: string; headers: Record<string, string>; body: string } {
+  const line = command.replace(/\\\n\s*/g, ' ');
+  const method = /-X (\w+)/.exec(line)?.[1] ?? 'GET';
+  const url = /(https?:\/\/\S+)/.exec(line)?.[1] ?? '';
+  const headers: Record<string, string> = {};
+  for (const header of line.matchAll(/-H '([^:']+):\s*([^']*)'/g)) headers[(header[1] ?? '').toLowerCase()] = header[2] ?? '';
+  const body = /-d '([^']*)'/.exec(line)?.[1] ?? '';
+  return { method, path: new URL(url).pathname, headers, body };
+}
+
+describe('the first registration the docs show', () => {
+  for (const [file, marker] of [
+    ['README.md', '## First start'],
+    ['docs/flood.md', '**Create the first administrator**'],
+  ] as const) {
+    it(`${file}: the curl registers the first administrator on a fresh service`, async () => {
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+      const block = /```sh\n([\s\S]*?)```/.exec(text.slice(text.indexOf(marker)));
+      assert.ok(text.includes(marker) && block !== null, `no sh block after ${marker} in ${file}`);
+      const curl = curlOf(block[1] ?? '');
+      const server = await startTestServer();
+      try {
+        const answer = await server.request({ method: curl.method, path: curl.path, headers: { ...curl.headers, host: '127.0.0.1:3000' }, body: curl.body });
+        assert.equal(answer.status, 200, answer.text);
+        assert.deepEqual(answer.json, { success: true, username: 'admin', level: 'ADMINISTRATOR' });
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
 
 describe('the commands the docs show', () => {
   before(() => assertBuilt());
