@@ -1,0 +1,193 @@
+// Every Gatehouse page is built here, once at start-up: one HTML skeleton, one look, one
+// Content-Security-Policy. A page brings a title, the HTML inside <main>, one script and
+// optionally more CSS; the shell hashes the script and the style into a CSP that loads nothing
+// else (no external file, no inline handler, no eval), and freezes the headers to send.
+import type { OutgoingHttpHeaders } from 'node:http';
+import { sendStatic } from '../http/respond.js';
+import type { Route } from '../routes/context.js';
+
+/** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
+export type Sha256Base64 = (text: string) => string;
+
+export interface PageSpec {
+  /** The document title: plain text, escaped here. */
+  readonly title: string;
+  /** The HTML inside <main>: written in this repository, never built from a request. */
+  readonly body: string;
+  /** The page's one script, run at the end of <body> in strict mode inside a function of its own. */
+  readonly script: string;
+  /** CSS added after the shared style (the same <style> element, so one hash). */
+  readonly style?: string;
+  /** A wider card, for pages with lists and several forms (the account and users pages). */
+  readonly isWide?: boolean;
+  /**
+   * `data:` lets <img> show an image the page's own script made from an answer (the TOTP QR code
+   * SVG): an SVG loaded as an image runs no script and loads nothing. Otherwise img-src is 'none'.
+   */
+  readonly allowDataImages?: boolean;
+}
+
+export interface BuiltPage {
+  readonly body: Buffer;
+  readonly headers: Readonly<OutgoingHttpHeaders>;
+}
+
+const STYLE = `
+*{box-sizing:border-box}
+[hidden]{display:none!important}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;background:#f4f5f7;color:#1d2330;font:16px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{width:100%;max-width:22rem;margin:1rem;padding:2rem;background:#fff;border-radius:8px;box-shadow:0 1px 4px rgba(0,0,0,.12)}
+main.wide{max-width:42rem}
+h1{margin:0 0 1.5rem;font-size:1.4rem;font-weight:600}
+h2{margin:0 0 .75rem;font-size:1.1rem;font-weight:600}
+section{margin:0;padding:1.25rem 0 .25rem;border-top:1px solid #e1e4ea}
+p{margin:0 0 1rem}
+a{color:#3465d9}
+label{display:block;margin:0 0 .3rem;font-size:.9rem}
+input{display:block;width:100%;margin:0 0 1rem;padding:.55rem .65rem;border:1px solid #b8bfcc;border-radius:4px;font:inherit}
+input:focus,button:focus-visible{outline:2px solid #3465d9;outline-offset:1px}
+button{width:100%;margin:0 0 1rem;padding:.6rem;border:1px solid #3465d9;border-radius:4px;background:#3465d9;color:#fff;font:inherit;font-weight:600;cursor:pointer}
+button.secondary{background:transparent;color:#3465d9}
+button.danger{background:#b42318;border-color:#b42318}
+button.small{width:auto;margin:0;padding:.3rem .7rem;font-size:.9rem}
+button:disabled{opacity:.6;cursor:wait}
+.message{margin:0 0 1rem;padding:.5rem .65rem;border-radius:4px;background:#fdecec;color:#9b1c1c;overflow-wrap:anywhere}
+.message.note{background:#e8effc;color:#1d3f8a}
+.message.done{background:#e6f4ea;color:#1e5b2f}
+.muted{color:#5b6475;font-size:.9rem}
+.or{margin:0 0 1rem;text-align:center;color:#5b6475;font-size:.9rem}
+code,.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
+ul.items{list-style:none;margin:0 0 1rem;padding:0}
+ul.items li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem;padding:.5rem 0;border-bottom:1px solid #e1e4ea}
+ul.items li .grow{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
+@media (max-width:30rem){main{margin:0;padding:1.25rem;border-radius:0;box-shadow:none;min-height:100vh}}
+@media (prefers-color-scheme:dark){body{background:#15181e;color:#e6e8ec}main{background:#1f232b}a{color:#8fb0ff}input{background:#15181e;color:inherit;border-color:#475063}section,ul.items li{border-color:#363c48}button.secondary{color:#8fb0ff;border-color:#8fb0ff}.muted,.or{color:#a3abba}.message{background:#4a1d1d;color:#ffd6d6}.message.note{background:#1d2b4a;color:#d6e2ff}.message.done{background:#1d3b26;color:#d3f5dc}}
+`;
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text that can sit in HTML element content or a quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] ?? character);
+}
+
+/** JSON that can sit inside a <script> element: nothing in it can close the element or end a line. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Browser code a page's script may start with: JSON calls on relative paths, messages written as
+ * text, forms made busy, and the base64url conversions WebAuthn's JSON forms need. Plain ES2017,
+ * no globals beyond the page's own function.
+ */
+export const PAGE_HELPERS = `
+var byId = function (id) { return document.getElementById(id); };
+/** Shows text (never HTML) in a message element; '' hides it. kind: '' (a problem), 'note' or 'done'. */
+var say = function (element, text, kind) {
+  element.textContent = text;
+  element.className = kind ? 'message ' + kind : 'message';
+  element.hidden = text === '';
+};
+var setBusy = function (form, busy) {
+  for (var i = 0; i < form.elements.length; i += 1) form.elements[i].disabled = busy;
+};
+/** A JSON call on a relative path; resolves {status, ok, body} (status 0: unreachable), never rejects. */
+var callApi = function (method, path, body) {
+  var init = { method: method, credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  return fetch(path, init).then(
+    function (res) {
+      return res.json().then(function (json) { return json; }, function () { return null; }).then(function (json) {
+        return { status: res.status, ok: res.ok, body: json };
+      });
+    },
+    function () { return { status: 0, ok: false, body: null }; },
+  );
+};
+/** The sentence to show for a failed call: the server's message, else a generic one. */
+var problemOf = function (answer) {
+  if (answer.status === 0) return 'The server could not be reached.';
+  var body = answer.body;
+  if (body !== null && typeof body === 'object' && typeof body.message === 'string' && body.message !== '') return body.message;
+  return 'The request failed (' + answer.status + ').';
+};
+var codeOf = function (answer) {
+  var body = answer.body;
+  return body !== null && typeof body === 'object' && typeof body.code === 'string' ? body.code : '';
+};
+var toBase64url = function (buffer) {
+  var bytes = new Uint8Array(buffer);
+  var text = '';
+  for (var i = 0; i < bytes.length; i += 1) text += String.fromCharCode(bytes[i]);
+  return btoa(text).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+};
+var fromBase64url = function (text) {
+  var base64 = String(text).replace(/-/g, '+').replace(/_/g, '/');
+  var binary = atob(base64 + '===='.slice(base64.length % 4 || 4));
+  var bytes = new Uint8Array(binary.length);
+  for (var i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes.buffer;
+};
+`;
+
+/**
+ * Builds a page once: the HTML, and headers whose CSP allows exactly this page's one style and
+ * one script by hash, fetches to its own origin, and nothing else.
+ */
+export function buildPage(spec: PageSpec, sha256Base64: Sha256Base64): BuiltPage {
+  const style = `${STYLE}${spec.style ?? ''}`;
+  const script = `\n'use strict';\n(function () {\n${spec.script}})();\n`;
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(spec.title)}</title>
+<style>${style}</style>
+</head>
+<body>
+<main${spec.isWide === true ? ' class="wide"' : ''}>
+${spec.body}
+</main>
+<script>${script}</script>
+</body>
+</html>
+`;
+  const body = Buffer.from(html, 'utf8');
+  const csp = [
+    "default-src 'none'",
+    `script-src 'sha256-${sha256Base64(script)}'`,
+    `style-src 'sha256-${sha256Base64(style)}'`,
+    "connect-src 'self'",
+    spec.allowDataImages === true ? 'img-src data:' : "img-src 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  return {
+    body,
+    headers: Object.freeze({
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': body.length,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+      'content-security-policy': csp,
+    }),
+  };
+}
+
+/** GET and HEAD of `path` (under the base URI): the same prebuilt bytes for everyone; the query is the script's business. */
+export function pageRoutes(path: string, page: BuiltPage): Route[] {
+  const handler: Route['handler'] = (ctx) => sendStatic(ctx.res, 200, page.body, page.headers);
+  return [
+    { method: 'GET', path, body: 'none', handler },
+    { method: 'HEAD', path, body: 'none', handler },
+  ];
+}
