@@ -14,6 +14,7 @@ import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { forwardRoutes } from './routes/forward.js';
 import { healthRoutes } from './routes/health.js';
+import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
 import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
@@ -91,6 +92,9 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...forwardRoutes({ session, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
         ...probeRoutes(),
+        ...(config.authMethod === 'none'
+          ? []
+          : logoutPageRoutes({ session, revocations, proxyTrust, now, cookie: { path: config.baseUri === '' ? '/' : config.baseUri, isSecure: config.secureCookie, domain: config.cookieDomain } })),
       ],
       rootRoutes: healthRoutes(() => isStopping),
       baseUri: config.baseUri,

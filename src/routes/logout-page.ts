@@ -1,0 +1,51 @@
+import type { RevocationList } from '../auth/revocations.js';
+import type { SessionAuthenticator } from '../auth/session.js';
+import type { ProxyTrust } from '../http/client-address.js';
+import { clearedSessionCookie } from '../http/cookies.js';
+import { isVisibleAscii } from '../http/header-value.js';
+import { sendStatic } from '../http/respond.js';
+import type { Route } from './context.js';
+
+export interface LogoutPageDeps {
+  readonly session: SessionAuthenticator;
+  readonly revocations: RevocationList | undefined;
+  readonly proxyTrust: ProxyTrust;
+  readonly cookie: { readonly path: string; readonly isSecure: boolean; readonly domain: string | undefined };
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+}
+
+// The same cap the forward endpoint puts on the rd it hands out.
+const MAX_RD_LENGTH = 2048;
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * GET `{base}/logout`, for a link or a typed address: ends the session as GET
+ * `{base}/api/auth/logout` does (clears the cookie; revokes the token when --revoke-on-logout is
+ * set) and sends the browser to the sign-in page beside it (`login`, relative, so it works under
+ * any base URI and any mount), passing `rd` on for the sign-in page to judge. Without a session
+ * it still clears the cookie and redirects: the page never shows an error or JSON.
+ */
+export function logoutPageRoutes(deps: LogoutPageDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/logout',
+      body: 'none',
+      async handler(ctx) {
+        const caller = deps.session.check(ctx.credentials);
+        if (!('refused' in caller) && deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
+        const isSecure = deps.cookie.isSecure || deps.proxyTrust.isForwardedHttps(ctx.req);
+        const rd = ctx.query['rd'];
+        const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd) ? `login?rd=${encodeURIComponent(rd)}` : 'login';
+        sendStatic(ctx.res, 303, EMPTY, {
+          location,
+          'set-cookie': clearedSessionCookie({ path: deps.cookie.path, isSecure, domain: deps.cookie.domain }),
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+          'content-length': 0,
+        });
+      },
+    },
+  ];
+}
