@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { serveCommand, type CliIo } from './cli/commands.js';
+import { doctorCommand } from './cli/doctor.js';
 import { floodTokenCommand } from './cli/flood-token.js';
 import { secretCommand, usersCommand } from './cli/offline.js';
 import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './cli/usage-error.js';
@@ -14,6 +15,7 @@ Commands:
   users           administer accounts offline (list, add, passwd, set-level, remove)
   secret rotate   replace the signing secret (every session ends)
   flood-token     print a token for a Flood run with --auth none behind the gate
+  doctor URL      check through the proxy that the app at URL is wired to Gatehouse correctly
 
   --version       print the version
   --help          show this help
@@ -37,6 +39,8 @@ async function main(io: CliIo): Promise<number> {
       return secretCommand(rest, io);
     case 'flood-token':
       return floodTokenCommand(rest, io);
+    case 'doctor':
+      return doctorCommand(rest, io);
     case '--version':
     case '-v':
       io.stdout.write(`${version()}\n`);
