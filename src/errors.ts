@@ -112,6 +112,20 @@ export class InvalidGroupFilter extends Refusal {
   }
 }
 
+export class TooManyMachineTokens extends Refusal {
+  readonly code = 'TOO_MANY_TOKENS';
+  constructor() {
+    super('This account has as many machine tokens as it may have; revoke one first.');
+  }
+}
+
+export class MachineTokenNotFound extends Refusal {
+  readonly code = 'TOKEN_NOT_FOUND';
+  constructor() {
+    super('This account has no machine token with that id.');
+  }
+}
+
 export class RouteNotFound extends Refusal {
   readonly code = 'NOT_FOUND';
   constructor() {

@@ -8,11 +8,13 @@ import { createPasswordHasher, type PasswordHasher } from './auth/password-hashe
 import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, readSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSessionAuthenticator } from './auth/session.js';
+import { createMachineTokenVerifier } from './auth/machine-tokens.js';
 import type { Config } from './config.js';
 import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
 import { forwardRoutes } from './routes/forward.js';
+import { machineTokenRoutes } from './routes/machine-tokens.js';
 import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
@@ -86,10 +88,12 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       isStopping = true;
     });
     const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
+    const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const app = createApp({
       apiRoutes: [
         ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
-        ...forwardRoutes({ session, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now }),
+        ...machineTokenRoutes({ store, session, revocations, logger, maxBodyBytes: config.maxBodyBytes, now }),
+        ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
         ...probeRoutes(),
         ...(config.authMethod === 'none'

@@ -36,6 +36,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_GROUP_FILTER: 403, // fail closed, as UNKNOWN_LEVEL (nginx turns a 400 into a 500)
   HOST_NOT_ALLOWED: 403, // SECURITY.md "DNS rebinding"
   NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  TOO_MANY_TOKENS: 409,
   METHOD_NOT_ALLOWED: 405,
   LAST_ADMINISTRATOR: 409, // INTERFACE.md: otherwise the service falls back to its initial condition
   BODY_TOO_LARGE: 413,

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { MachineTokenVerifier } from '../auth/machine-tokens.js';
 import type { Credentials, SessionAuthenticator } from '../auth/session.js';
 import { AuthRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel } from '../errors.js';
 import { toPublicError } from '../http/errors.js';
@@ -18,6 +19,8 @@ export interface ForwardRouteDeps {
   readonly allowedRedirectHosts: readonly string[];
   readonly isStopping: () => boolean;
   readonly logger: Logger;
+  /** Machine tokens in Authorization (Bearer, or Basic with a token as password); none pass without it. */
+  readonly machineTokens?: MachineTokenVerifier;
   /** Milliseconds since the epoch (the pace of the redirect-loop warning); Date.now when absent. */
   readonly now?: () => number;
 }
@@ -47,6 +50,8 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const notAdministrator = toPublicError(new NotAdministrator()).prepared;
   const unknownLevel = toPublicError(new UnknownLevel()).prepared;
   const notInGroup = toPublicError(new NotInGroup()).prepared;
+  // ?basic=1: clients that only speak Basic answer a challenge (RFC 7617), never a redirect.
+  const basicChallenge = prepareAnswer(401, unauthenticated.json, { 'www-authenticate': 'Basic realm="Gatehouse"' });
   const invalidGroupFilter = toPublicError(new InvalidGroupFilter()).prepared;
   const stopping = toPublicError(new ServiceStopping()).prepared;
   // Stored users are immutable and replaced on change: the answer with the encoded headers hangs off the record.
@@ -102,8 +107,15 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
           sendPrepared(res, invalidGroupFilter);
           return;
         }
-        const caller = session.check(credentialsOf(ctx.credentials, req.headers));
+        // A machine token in Authorization is judged alone: the header is meant for Gatehouse.
+        // Any other Authorization (an app's own Basic or Bearer) leaves the session to be judged.
+        const machine = deps.machineTokens?.check(req.headers.authorization);
+        const caller = machine ?? session.check(credentialsOf(ctx.credentials, req.headers));
         if ('refused' in caller) {
+          if (ctx.query['basic'] === '1') {
+            sendPrepared(res, basicChallenge);
+            return;
+          }
           const login = ctx.query['login'];
           const location = login === undefined ? undefined : loginLocation(login, req.headers, allowedRedirectHosts);
           if (location === undefined) {

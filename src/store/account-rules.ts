@@ -24,7 +24,8 @@ export interface UserChanges {
 
 /**
  * Applies a partial update. A new username, password or level is a credential change: the
- * session key is replaced, so every earlier token stops working. Client settings and groups
+ * session key is replaced, so every earlier token stops working; a new username or password also
+ * removes the account's machine tokens. Client settings and groups
  * alone are not (the gate reads groups on every request, so a change takes effect at once).
  * Fields this function does not know are carried over unchanged. Throws UserNotFound,
  * UsernameTaken, LastAdministrator.
@@ -41,7 +42,11 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   const isGroupChange = changes.groups !== undefined && !sameGroups(changes.groups, user.groups ?? []);
   if (!isCredentialChange && !isGroupChange && changes.client === undefined && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
-  const { groups: _groups, ...rest } = user;
+  // A new password or name ends the account's machine tokens too (SECURITY.md "Machine tokens"):
+  // whoever changes a password after a leak expects every way in to close. A level does not:
+  // the gate reads the level on every request, so a demotion counts at once.
+  const isTokenEnding = changes.passwordHash !== undefined || username !== user.username;
+  const { groups: _groups, tokens: _tokens, ...rest } = user;
   const groups = changes.groups ?? user.groups ?? [];
   view.set({
     ...rest,
@@ -51,6 +56,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     ...(changes.client === undefined ? {} : { client: changes.client }),
     // An account without groups has no field (INTERFACE.md: absent when unused).
     ...(groups.length === 0 ? {} : { groups }),
+    ...(isTokenEnding || user.tokens === undefined ? {} : { tokens: user.tokens }),
     credentialsChangedAt: isCredentialChange ? Math.max(nowSeconds, user.credentialsChangedAt) : user.credentialsChangedAt,
     sessionKey: isCredentialChange ? newSessionKey() : user.sessionKey,
   });

@@ -4,6 +4,7 @@ import { checkUsername } from '../validate/auth.js';
 import { fail, integerIn, isPlainObject, objectOf, optional, pass, stringOf, type Checker, type CheckedType } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
+import { checkStoredMachineTokens } from '../validate/machine-token.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
 import { parsePasswordHash } from '../auth/password.js';
 import { SEALED_FORMAT } from '../auth/seal.js';
@@ -67,6 +68,7 @@ const checkStoredUser = objectOf(
     // Optional since format 2: accounts made outside the Flood API need none.
     client: optional(checkClientSettings),
     groups: optional(checkStoredGroups),
+    tokens: optional(checkStoredMachineTokens),
     credentialsChangedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
     sessionKey: (input: unknown, path: string) =>
       typeof input === 'string' && SESSION_KEY_FORMAT.test(input)
@@ -143,6 +145,7 @@ const serializeUser = (user: StoredUser): string =>
     passwordHash: user.passwordHash,
     client: user.client,
     groups: user.groups,
+    tokens: user.tokens,
     credentialsChangedAt: user.credentialsChangedAt,
     sessionKey: user.sessionKey,
     totp: user.totp,
