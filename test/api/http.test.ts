@@ -42,9 +42,11 @@ describe('HTTP behaviour shared by every endpoint', () => {
       ['GET', '/api/auth/register', ['POST']],
       ['POST', '/api/auth/verify', ['GET']],
       ['DELETE', '/api/auth/logout', ['GET']],
-      ['POST', '/api/auth/users', ['GET']],
-      ['PUT', `/api/auth/users/${root.username}`, ['DELETE', 'PATCH']],
-      ['GET', `/api/auth/users/${root.username}`, ['DELETE', 'PATCH']],
+      ['PUT', '/api/auth/users', ['GET', 'POST']],
+      ['PUT', `/api/auth/users/${root.username}`, ['DELETE', 'GET', 'PATCH']],
+      ['POST', `/api/auth/users/${root.username}`, ['DELETE', 'GET', 'PATCH']],
+      ['GET', '/api/auth/account/tokens', ['POST']],
+      ['GET', '/api/auth/account/tokens/AAAAAAAAAAAAAAAA', ['DELETE']],
     ];
     for (const [method, path, allowed] of cases) {
       const res = await server.request({ method, path, token: root.token });
