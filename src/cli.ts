@@ -4,6 +4,7 @@ import { serveCommand, type CliIo } from './cli/commands.js';
 import { doctorCommand } from './cli/doctor.js';
 import { floodTokenCommand } from './cli/flood-token.js';
 import { secretCommand, usersCommand } from './cli/offline.js';
+import { tokensCommand } from './cli/tokens.js';
 import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './cli/usage-error.js';
 
 const HELP = `Usage: gatehouse COMMAND [options]
@@ -12,7 +13,8 @@ An account and authentication service speaking the Flood auth API.
 
 Commands:
   serve           run the service (gatehouse serve --help for its options)
-  users           administer accounts offline (list, add, passwd, set-level, remove)
+  users           administer accounts offline (list, add, passwd, set-level, groups, remove)
+  tokens          machine tokens offline (add, list, revoke)
   secret rotate   replace the signing secret (every session ends)
   flood-token     print a token for a Flood run with --auth none behind the gate
   doctor URL      check through the proxy that the app at URL is wired to Gatehouse correctly
@@ -37,6 +39,8 @@ async function main(io: CliIo): Promise<number> {
       return usersCommand(rest, io);
     case 'secret':
       return secretCommand(rest, io);
+    case 'tokens':
+      return tokensCommand(rest, io);
     case 'flood-token':
       return floodTokenCommand(rest, io);
     case 'doctor':

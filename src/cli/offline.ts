@@ -21,10 +21,10 @@ import { EXIT_OK, UsageError } from './usage-error.js';
 
 // Offline administration works on the data directory directly, holding its lock, so it
 // refuses while a service runs there. It goes through the same validators and store rules.
-const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
+export const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
 
 /** The environment as the offline commands see it: the service's own settings (even invalid ones) are not theirs to check. */
-function offlineEnv(env: CliIo['env']): CliIo['env'] {
+export function offlineEnv(env: CliIo['env']): CliIo['env'] {
   return Object.fromEntries(OFFLINE_SETTINGS.map((spec) => [spec.env, env[spec.env]]));
 }
 
@@ -68,7 +68,7 @@ ${settingsHelp(OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'))}
   --help                         show this help
 `;
 
-function valid<T>(check: Checker<T>, input: unknown, what: string): T {
+export function valid<T>(check: Checker<T>, input: unknown, what: string): T {
   const result = check(input, what);
   if (!result.ok) throw new UsageError(new ValidationFailed(result.problems).message);
   return result.value;
@@ -84,7 +84,7 @@ function parseLevel(text: string | undefined): AccessLevel {
  * included); waits, saying so, for a lock that may be stale. Every write is refused once the
  * lease is lost, and the command then fails even if it wrote nothing.
  */
-async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>): Promise<T> {
+export async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>): Promise<T> {
   const { lock } = await openDataDir(dataDir, { purpose, onWait: (message) => io.stderr.write(`gatehouse: ${message}\n`) });
   const lostLease = (): DataDirLockLost => new DataDirLockLost(dataDir, 'its lease ran out or was taken over while the command ran');
   try {

@@ -81,4 +81,80 @@ describe('gatehouse users for accounts behind the gate', () => {
       await server.stop();
     }
   });
+
+  describe('gatehouse tokens', () => {
+    const tokens = (args: string[]): Promise<RunResult> => runCli(['tokens', ...args, '--data-dir', dataDir]);
+    let made = '';
+    let kept = '';
+
+    it('tokens add prints the token once on stdout and stores only its digest', async () => {
+      const result = await tokens(['add', 'wiki', 'backup script', '--days', '30']);
+      assertOk(result, 'tokens add');
+      made = result.stdout.trim();
+      assert.match(made, /^gh_[A-Za-z0-9_-]{43}$/);
+      assert.match(result.stderr, /shown only now/);
+      assert.ok(!readFileSync(join(dataDir, 'users.json'), 'utf8').includes(made));
+      const stored = storedUser('wiki')?.['tokens'] as Array<Record<string, unknown>>;
+      assert.equal(stored.length, 1);
+      assert.equal(stored[0]?.['name'], 'backup script');
+      assert.equal((stored[0]?.['expiresAt'] as number) - (stored[0]?.['createdAt'] as number), 30 * 86_400);
+      kept = (await tokens(['add', 'wiki', 'monitor'])).stdout.trim();
+    });
+
+    it('tokens list shows id, name and times, never the token or its digest', async () => {
+      const result = await tokens(['list', 'wiki']);
+      assertOk(result, 'tokens list');
+      const lines = result.stdout.trim().split('\n');
+      assert.equal(lines.length, 2);
+      assert.match(lines[0] ?? '', /^[A-Za-z0-9_-]{16}\tbackup script\t\d{4}-.*Z\t\d{4}-.*Z\t-$/);
+      assert.match(lines[1] ?? '', /\tmonitor\t.*\t-\t-$/);
+      const digests = (storedUser('wiki')?.['tokens'] as Array<{ digest: string }>).map((token) => token.digest);
+      for (const secret of [made, kept, ...digests]) assert.ok(!result.stdout.includes(secret));
+    });
+
+    it('the service lets the tokens through the gate, Bearer and Basic', async () => {
+      const server = await startServe(['--port', '0', '--data-dir', dataDir]);
+      try {
+        const bearer = await httpCall(server.port, { path: '/api/auth/forward?group=media', headers: { authorization: `Bearer ${made}` } });
+        assert.equal(bearer.status, 200);
+        assert.equal(bearer.headers['remote-user'], 'wiki');
+        const viaBasic = await httpCall(server.port, { path: '/api/auth/forward', headers: { authorization: `Basic ${Buffer.from(`wiki:${kept}`).toString('base64')}` } });
+        assert.equal(viaBasic.status, 200);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it('tokens revoke removes one token, and the gate refuses it', async () => {
+      const id = (await tokens(['list', 'wiki'])).stdout.split('\t')[0] ?? '';
+      assertOk(await tokens(['revoke', 'wiki', id]), 'tokens revoke');
+      assert.equal((await tokens(['list', 'wiki'])).stdout.trim().split('\n').length, 1);
+      const server = await startServe(['--port', '0', '--data-dir', dataDir]);
+      try {
+        assert.equal((await httpCall(server.port, { path: '/api/auth/forward', headers: { authorization: `Bearer ${made}` } })).status, 401);
+        assert.equal((await httpCall(server.port, { path: '/api/auth/forward', headers: { authorization: `Bearer ${kept}` } })).status, 200);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    for (const [what, args, code] of [
+      ['no name', ['add', 'wiki'], 2],
+      ['--days 0', ['add', 'wiki', 'n', '--days', '0'], 2],
+      ['--days ten', ['add', 'wiki', 'n', '--days', 'ten'], 2],
+      ['an empty name', ['add', 'wiki', ''], 2],
+      ['a malformed id', ['revoke', 'wiki', 'nope'], 2],
+      ['an unknown id', ['revoke', 'wiki', 'AAAAAAAAAAAAAAAA'], 1],
+      ['an unknown user', ['add', 'ghost', 'n'], 1],
+      ['an unknown command', ['show', 'wiki'], 2],
+    ] as const) {
+      it(`tokens with ${what} exits ${code} and changes nothing`, async () => {
+        const before = readFileSync(join(dataDir, 'users.json'), 'utf8');
+        const result = await tokens([...args]);
+        assert.equal(result.code, code, `${result.stdout} ${result.stderr}`);
+        assert.notEqual(result.stderr.trim(), '');
+        assert.equal(readFileSync(join(dataDir, 'users.json'), 'utf8'), before);
+      });
+    }
+  });
 });

@@ -1,0 +1,92 @@
+import { newMachineToken } from '../auth/machine-tokens.js';
+import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
+import { addMachineToken, removeMachineToken } from '../store/machine-token-rules.js';
+import { openUserStore } from '../store/users.js';
+import { checkUsername } from '../validate/auth.js';
+import { integerIn } from '../validate/check.js';
+import { checkMachineTokenId, checkNewMachineTokenBody, MAX_TOKEN_DAYS } from '../validate/machine-token.js';
+import { configFrom, parseFlags, settingsHelp, type CliIo } from './commands.js';
+import { OFFLINE_SETTINGS, offlineEnv, valid, withDataDir } from './offline.js';
+import { EXIT_OK, UsageError } from './usage-error.js';
+
+const DATA_DIR_SETTINGS = OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir');
+
+export const TOKENS_HELP = `Usage: gatehouse tokens COMMAND [options]
+
+Machine tokens while the service is stopped. A token passes the forward endpoint as its account
+(Authorization: Bearer TOKEN, or Basic with the username and the token as password), nothing else.
+
+Commands:
+  add USER NAME [--days N]      make a token named NAME for USER, expiring after N days (1 to
+                                ${MAX_TOKEN_DAYS}; none: it does not expire). The token is printed once, on
+                                standard output; only its digest is stored
+  list USER                     print USER's tokens: id, name, created, expires, last used
+  revoke USER ID                remove one token; it fails at the next request
+
+Options:
+${settingsHelp(DATA_DIR_SETTINGS)}
+  --days N                       (add) days until the token expires
+  --help                         show this help
+`;
+
+const isoOf = (seconds: number | undefined): string => (seconds === undefined ? '-' : new Date(seconds * 1000).toISOString());
+
+export async function tokensCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === '--help' || command === 'help') {
+    io.stdout.write(TOKENS_HELP);
+    return EXIT_OK;
+  }
+  const shapes: Record<string, { positionals: number; extra: Record<string, 'string' | 'boolean'> }> = {
+    add: { positionals: 2, extra: { days: 'string' } },
+    list: { positionals: 1, extra: {} },
+    revoke: { positionals: 2, extra: {} },
+  };
+  const shape = command === undefined ? undefined : shapes[command];
+  if (command === undefined || shape === undefined) {
+    io.stderr.write(TOKENS_HELP);
+    throw new UsageError(command === undefined ? 'tokens needs a command: add, list or revoke' : `unknown tokens command ${JSON.stringify(command)}`);
+  }
+  const { values, positionals } = parseFlags(rest, DATA_DIR_SETTINGS, shape.extra, shape.positionals);
+  if (values['help'] === true) {
+    io.stdout.write(TOKENS_HELP);
+    return EXIT_OK;
+  }
+  const config = configFrom(values, offlineEnv(io.env));
+  const username = valid(checkUsername, positionals[0], 'USER');
+  const shown = escapeUnsafeCharacters(username);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  let newToken: { name: string; days: number | undefined } | undefined;
+  let revokeId = '';
+  if (command === 'add') {
+    const daysText = values['days'];
+    const days = typeof daysText === 'string' ? valid(integerIn(1, MAX_TOKEN_DAYS), /^[0-9]{1,5}$/.test(daysText) ? Number(daysText) : daysText, '--days') : undefined;
+    const body = valid(checkNewMachineTokenBody, { name: positionals[1], ...(days === undefined ? {} : { days }) }, 'NAME');
+    newToken = { name: body.name, days: body.days };
+  } else if (command === 'revoke') {
+    revokeId = valid(checkMachineTokenId, positionals[1], 'ID');
+  }
+
+  return withDataDir(config.dataDir, `tokens ${command}`, io, async (fileSystem) => {
+    const store = await openUserStore(config.dataDir, fileSystem);
+    const user = store.find(username);
+    if (user === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(username))}`);
+    if (newToken !== undefined) {
+      const { token, digest, id } = newMachineToken();
+      const expiresAt = newToken.days === undefined ? undefined : nowSeconds + newToken.days * 86_400;
+      await store.change((view) => addMachineToken(view, username, { id, name: newToken.name, digest, createdAt: nowSeconds, ...(expiresAt === undefined ? {} : { expiresAt }) }));
+      io.stderr.write(`made token ${id} for ${shown}${expiresAt === undefined ? '' : `, expiring ${isoOf(expiresAt)}`}; it is shown only now:\n`);
+      io.stdout.write(`${token}\n`);
+      return EXIT_OK;
+    }
+    if (command === 'list') {
+      for (const token of user.tokens ?? []) {
+        io.stdout.write(`${token.id}\t${escapeUnsafeCharacters(token.name)}\t${isoOf(token.createdAt)}\t${isoOf(token.expiresAt)}\t${isoOf(token.lastUsedAt)}\n`);
+      }
+      return EXIT_OK;
+    }
+    await store.change((view) => removeMachineToken(view, username, revokeId));
+    io.stdout.write(`revoked token ${revokeId} of ${shown}\n`);
+    return EXIT_OK;
+  });
+}
