@@ -25,7 +25,11 @@ Commands:
 Exit codes: 0 ok, 1 failure, 2 usage error.
 `;
 
+/** The version, written in by the one-file build (dist/gatehouse.mjs has no package.json beside it). */
+declare const GATEHOUSE_BUNDLED_VERSION: string | undefined;
+
 function version(): string {
+  if (typeof GATEHOUSE_BUNDLED_VERSION === 'string') return GATEHOUSE_BUNDLED_VERSION;
   const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   return typeof manifest === 'object' && manifest !== null && 'version' in manifest ? String(manifest.version) : 'unknown';
 }

@@ -79,6 +79,8 @@ interface Started {
 interface StartOptions {
   /** Arguments after `node dist/cli.js`. */
   readonly args: readonly string[];
+  /** The program node runs instead of dist/cli.js (the one-file build, copied somewhere). */
+  readonly script?: string | undefined;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd?: string | undefined;
   /** Written to a piped stdin, which is then closed. Without it stdin is ignored (/dev/null). */
@@ -88,8 +90,9 @@ interface StartOptions {
 const children = new Set<ChildProcess>();
 
 function startChild(options: StartOptions): Started {
-  assertBuilt();
-  const child = spawn(process.execPath, [CLI_PATH, ...options.args], {
+  if (options.script === undefined) assertBuilt();
+  else if (!existsSync(options.script)) throw new Error(`${options.script} is missing`);
+  const child = spawn(process.execPath, [options.script ?? CLI_PATH, ...options.args], {
     cwd: options.cwd ?? tmpdir(),
     env: options.env,
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -207,6 +210,8 @@ export interface RunOptions {
   readonly stdin?: string | Buffer;
   readonly cwd?: string;
   readonly timeoutMs?: number;
+  /** Run this program instead of dist/cli.js. */
+  readonly script?: string;
 }
 
 export interface RunResult extends ExitInfo {
@@ -217,7 +222,7 @@ export interface RunResult extends ExitInfo {
 
 /** Runs `node dist/cli.js ...args` to completion (killed, and rejected, after a bounded wait). */
 export async function runCli(args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  const started = startChild({ args, env: childEnv(options.env), cwd: options.cwd, stdin: options.stdin ?? '' });
+  const started = startChild({ args, script: options.script, env: childEnv(options.env), cwd: options.cwd, stdin: options.stdin ?? '' });
   const timeoutMs = options.timeoutMs ?? RUN_TIMEOUT_MS;
   const exit = await exitWithin(started, timeoutMs, () => `gatehouse ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout: ${started.stdout()}\nstderr: ${started.stderr()}`);
   const error = started.error();
@@ -367,6 +372,8 @@ export interface ServeOptions {
    * port here (see freePort) and `serve` is considered started once /healthz answers.
    */
   readonly knownPort?: number;
+  /** Run this program instead of dist/cli.js. */
+  readonly script?: string;
 }
 
 /**
@@ -374,7 +381,7 @@ export interface ServeOptions {
  * GATEHOUSE_SECRET defaults to CLI_SECRET; pass `env: { GATEHOUSE_SECRET: undefined }` for the secret file.
  */
 export async function startServe(args: readonly string[], options: ServeOptions = {}): Promise<ServeProcess> {
-  const started = startChild({ args: ['serve', ...args], env: childEnv({ GATEHOUSE_SECRET: CLI_SECRET, ...options.env }), cwd: options.cwd });
+  const started = startChild({ args: ['serve', ...args], script: options.script, env: childEnv({ GATEHOUSE_SECRET: CLI_SECRET, ...options.env }), cwd: options.cwd });
   const { child, exited } = started;
   const stdoutLines: string[] = [];
   started.onLine((line, stream) => {
