@@ -8,7 +8,8 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+# tsc alone: the image runs dist/ (npm run build would also bundle dist/gatehouse.mjs, which it does not use).
+RUN npx tsc -p tsconfig.build.json
 
 # Stage 2: runtime. There are no runtime dependencies, so no node_modules.
 FROM node:20-alpine
