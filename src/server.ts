@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
 import { authRoutes } from './routes/auth.js';
+import { buildForbiddenPage } from './routes/forbidden-page.js';
 import { forwardRoutes } from './routes/forward.js';
 import { machineTokenRoutes } from './routes/machine-tokens.js';
 import { healthRoutes } from './routes/health.js';
@@ -93,7 +94,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       apiRoutes: [
         ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
         ...machineTokenRoutes({ store, session, revocations, logger, maxBodyBytes: config.maxBodyBytes, now }),
-        ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now }),
+        ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64) }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
         ...probeRoutes(),
         ...(config.authMethod === 'none'

@@ -5,13 +5,14 @@ import { AuthRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, Service
 import { toPublicError } from '../http/errors.js';
 import { isVisibleAscii, percentEncodeHeaderValue } from '../http/header-value.js';
 import { parseQuery } from '../http/query.js';
-import { prepareAnswer, sendPrepared, sendRawJson, type PreparedAnswer } from '../http/respond.js';
+import { prepareAnswer, sendPrepared, sendRawJson, sendStatic, type PreparedAnswer } from '../http/respond.js';
 import { ANY_METHOD } from '../http/router.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
 import { parseGroupFilter } from '../validate/groups.js';
 import { isAdministrator } from '../validate/level.js';
-import type { Route } from './context.js';
+import type { Route, RequestContext } from './context.js';
+import type { ForbiddenPage, Missing } from './forbidden-page.js';
 
 export interface ForwardRouteDeps {
   readonly session: SessionAuthenticator;
@@ -23,6 +24,8 @@ export interface ForwardRouteDeps {
   readonly machineTokens?: MachineTokenVerifier;
   /** Milliseconds since the epoch (the pace of the redirect-loop warning); Date.now when absent. */
   readonly now?: () => number;
+  /** The 403 page for a browser (Accept: text/html); without it every 403 is JSON. */
+  readonly forbiddenPage?: ForbiddenPage;
 }
 
 // Far above any URL of the apps behind the gate; a token is at most 4,096 characters.
@@ -71,6 +74,20 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
     if (groupFilters.size >= MAX_CACHED_GROUP_FILTERS) groupFilters.clear();
     groupFilters.set(text, filter);
     return filter;
+  };
+
+  /**
+   * A browser's page load refused with 403 gets a page saying who is signed in and what is
+   * missing (Caddy and Traefik pass it on; nginx shows it when its error_page 403 asks again).
+   * False when the JSON refusal is the answer.
+   */
+  const sendForbiddenPage = (ctx: RequestContext, user: StoredUser, missing: Missing): boolean => {
+    const { forbiddenPage } = deps;
+    if (forbiddenPage === undefined || ctx.req.headers.accept?.includes('text/html') !== true) return false;
+    const login = ctx.query['login'];
+    const page = forbiddenPage({ username: user.username, missing, switchAccountUrl: login === undefined ? undefined : switchAccountUrlOf(login, ctx.req.headers, allowedRedirectHosts) });
+    sendStatic(ctx.res, 403, page.body, page.headers);
+    return true;
   };
 
   return [
@@ -134,13 +151,12 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
           return;
         }
         const { user } = caller;
-        if (level === 'ADMINISTRATOR' && !isAdministrator(user.level)) {
-          sendPrepared(res, notAdministrator);
-          return;
-        }
+        const isLevelMissing = level === 'ADMINISTRATOR' && !isAdministrator(user.level);
         // INTERFACE.md "The gate": members of any one of the groups; with level=, both must hold.
-        if (groups !== undefined && !isInAnyGroup(user, groups)) {
-          sendPrepared(res, notInGroup);
+        const isGroupMissing = groups !== undefined && !isInAnyGroup(user, groups);
+        if (isLevelMissing || isGroupMissing) {
+          const missing: Missing = { isAdministratorNeeded: isLevelMissing, ...(isGroupMissing ? { groups } : {}) };
+          if (!sendForbiddenPage(ctx, user, missing)) sendPrepared(res, isLevelMissing ? notAdministrator : notInGroup);
           return;
         }
         let answer = allowedAnswers.get(user);
@@ -222,6 +238,21 @@ function loginLocation(login: string, headers: IncomingHttpHeaders, allowedHosts
   const rd = original === undefined ? '' : encodeURIComponent(original);
   if (rd === '' || rd.length > MAX_RD_LENGTH) return login;
   return `${login}${login.includes('?') ? '&' : '?'}rd=${rd}`;
+}
+
+/**
+ * "Sign in as someone else" on the 403 page: the sign-out page beside the login page (`login`
+ * with its last segment `logout`), with `rd` the original URL, so the next sign-in comes back.
+ * Undefined unless `login` is a valid target whose path ends in `login`.
+ */
+function switchAccountUrlOf(login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
+  if (!isLoginTarget(login, allowedHosts)) return undefined;
+  const path = pathOf(login);
+  if (!/(?:^|\/)login$/.test(path)) return undefined;
+  const logout = `${path.slice(0, -'login'.length)}logout`;
+  const original = originalUrlOf(headers);
+  const rd = original === undefined ? '' : encodeURIComponent(original);
+  return rd === '' || rd.length > MAX_RD_LENGTH ? logout : `${logout}?rd=${rd}`;
 }
 
 /**

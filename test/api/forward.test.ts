@@ -404,7 +404,11 @@ describe('{base}/api/auth/forward', () => {
       });
 
       it('never turns a 403 into a redirect', async () => {
-        assertRefused(await forward(server, { token: user.token, query: '?level=ADMINISTRATOR&login=/login', headers: traefik }), 403);
+        // A browser gets the 403 page (test/api/forbidden-page.test.ts); an API client the JSON refusal.
+        const page = await forward(server, { token: user.token, query: '?level=ADMINISTRATOR&login=/login', headers: traefik });
+        assert.equal(page.status, 403);
+        assert.equal(page.headers['location'], undefined);
+        assertRefused(await forward(server, { token: user.token, query: '?level=ADMINISTRATOR&login=/login', headers: { ...traefik, accept: 'application/json' } }), 403);
         assertRefused(await forward(server, { query: '?level=typo&login=/login', headers: traefik }), 403);
       });
 
