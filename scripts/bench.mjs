@@ -825,10 +825,28 @@ async function benchRun() {
 
   // 1. Hot path at 16 and 64 connections, interleaved with the bare server and the ceiling; the
   //    rows of the CPU targets (forward, ?token=, error answers) in the same rounds at 16.
+  // Machine tokens (when this build has them): the administrator's, made once over the API, sent
+  // as Bearer and as Basic; the same run and rounds as the cookie row, so they compare directly.
+  const machineTokenRes = hasForward
+    ? await fetchOnce(`${large.url}/api/auth/account/tokens`, { method: 'POST', headers: large.cookie, body: JSON.stringify({ name: 'bench' }) })
+    : undefined;
+  const machineToken = machineTokenRes?.status === 200 ? JSON.parse(machineTokenRes.body).token : undefined;
+  const bearerHeaders = { Authorization: `Bearer ${machineToken}` };
+  const basicHeaders = { Authorization: `Basic ${Buffer.from(`${ADMIN}:${machineToken}`).toString('base64')}` };
+  if (machineToken !== undefined) {
+    await probe(large, '/api/auth/forward', bearerHeaders, 200);
+    await probe(large, '/api/auth/forward', basicHeaders, 200);
+  }
   const forwardRows = hasForward
     ? [
         { key: 'forwardCookie16', label: 'forward, valid cookie', conns: 16, spec: { url: `${large.url}/api/auth/forward`, headers: large.cookie, pid: large.pid } },
         { key: 'forwardToken16', label: 'forward, ?token= in X-Original-URI', conns: 16, spec: { url: `${large.url}/api/auth/forward`, headers: forwardTokenHeaders, pid: large.pid } },
+        ...(machineToken === undefined
+          ? []
+          : [
+              { key: 'forwardBearer16', label: 'forward, machine token (Bearer)', conns: 16, spec: { url: `${large.url}/api/auth/forward`, headers: bearerHeaders, pid: large.pid } },
+              { key: 'forwardBasic16', label: 'forward, machine token (Basic)', conns: 16, spec: { url: `${large.url}/api/auth/forward`, headers: basicHeaders, pid: large.pid } },
+            ]),
       ]
     : [];
   await interleaved([
@@ -971,12 +989,12 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
     if (isPaired(x.key, bareKey)) return median(x.result.cpuSegments.map((us, round) => r(bareKey).cpuSegments[round] / us));
     return bareCpu[x.conns] / cpuOf(x);
   };
-  const order = ['bare16', 'ceiling16', 'largeVerify16', 'smallVerify16', 'smallTwinVerify16', 'largeTwinVerify16', 'forwardCookie16', 'forwardToken16', 'largeVerifyQuery16', 'error401', 'error403', 'error404',
+  const order = ['bare16', 'ceiling16', 'largeVerify16', 'smallVerify16', 'smallTwinVerify16', 'largeTwinVerify16', 'forwardCookie16', 'forwardToken16', 'forwardBearer16', 'forwardBasic16', 'largeVerifyQuery16', 'error401', 'error403', 'error404',
     'bare64', 'ceiling64', 'largeVerify64', 'largeTwinVerify64', 'emptyVerify16', 'largeVerify401',
     'smallList16', 'largeList16', 'loginOk', 'loginBad', 'stormBaseline16', 'stormVerify16', 'stormLogins', 'register'];
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req', 'bare/CPU', 'notes'];
   const fmtRatio = (n) => (!Number.isFinite(n) ? 'n/a' : n < 0.01 ? n.toFixed(5) : n.toFixed(2));
-  const missingForward = { forwardCookie16: 'forward, valid cookie', forwardToken16: 'forward, ?token= in X-Original-URI' };
+  const missingForward = { forwardCookie16: 'forward, valid cookie', forwardToken16: 'forward, ?token= in X-Original-URI', forwardBearer16: 'forward, machine token (Bearer)', forwardBasic16: 'forward, machine token (Basic)' };
   const table = order.map((key) => {
     const x = row(key);
     if (x === undefined) return [missingForward[key] ?? key, '16', 'n/a', '', '', '', '', '', hasForward ? 'not measured' : 'n/a: route missing (this build answers /api/auth/forward 404)'];
