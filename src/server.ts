@@ -16,6 +16,8 @@ import { authRoutes } from './routes/auth.js';
 import { buildForbiddenPage } from './routes/forbidden-page.js';
 import { forwardRoutes } from './routes/forward.js';
 import { machineTokenRoutes } from './routes/machine-tokens.js';
+import { pageRoutes } from './pages/shell.js';
+import { buildUsersPage } from './pages/users-page.js';
 import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
@@ -97,6 +99,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64) }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
         ...probeRoutes(),
+        // The users page calls the /users routes, which authMethod "none" does not have.
+        ...(config.authMethod === 'none' ? [] : pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64))),
         ...(config.authMethod === 'none'
           ? []
           : logoutPageRoutes({ session, revocations, proxyTrust, now, cookie: { path: config.baseUri === '' ? '/' : config.baseUri, isSecure: config.secureCookie, domain: config.cookieDomain } })),

@@ -300,6 +300,17 @@ export class Page {
     throw new Error(`no matching page within ${timeoutMs} ms; last loaded ${seen}; navigations: ${this.navigations.join(' -> ')}`);
   }
 
+  /** Sets the viewport: `width` CSS pixels wide (a phone's when `isMobile`), then lets the page lay out again. */
+  async setViewport(width: number, height: number, isMobile = false): Promise<void> {
+    await this.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: isMobile });
+  }
+
+  /** A PNG of the whole page (beyond the viewport's height too). */
+  async screenshot(): Promise<Buffer> {
+    const { data } = await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
+    return Buffer.from(String(data), 'base64');
+  }
+
   /** Closes the tab and its browser context (its cookies go with it). */
   async close(): Promise<void> {
     await this.#browser.send('Target.closeTarget', { targetId: this.targetId }).catch(() => undefined);

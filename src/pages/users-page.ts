@@ -1,0 +1,241 @@
+// `{base}/gatehouse/users`: the administrators' page. Lists accounts (level, groups, second
+// factor, machine tokens), adds one without client settings, changes level and groups, removes.
+// Every change is a JSON fetch to ../api/auth/... (relative: works under any base URI), so the
+// page holds no authority of its own: the API decides who may do what, the page only shows it.
+import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from './shell.js';
+
+const BODY = `
+<h1>Users</h1>
+<p id="problem" class="message" role="alert" hidden></p>
+<p id="status" class="message note" role="status" hidden></p>
+<div id="content" hidden>
+<section>
+<h2>Add an account</h2>
+<p class="muted">For the apps behind the gate: no torrent-client settings.</p>
+<form id="add" autocomplete="off">
+<label for="add-username">Username</label>
+<input id="add-username" name="username" required maxlength="256" autocapitalize="none" spellcheck="false">
+<label for="add-password">Password</label>
+<input id="add-password" name="password" type="password" required maxlength="1024" autocomplete="new-password">
+<label for="add-level">Level</label>
+<select id="add-level" name="level"><option value="USER">User</option><option value="ADMINISTRATOR">Administrator</option></select>
+<label for="add-groups">Groups <span class="muted">(comma-separated; a-z, 0-9, _ and -)</span></label>
+<input id="add-groups" name="groups" autocapitalize="none" spellcheck="false" placeholder="family, media">
+<button type="submit">Add account</button>
+</form>
+</section>
+<section>
+<h2>Accounts <span id="count" class="muted"></span></h2>
+<ul id="users" class="items"></ul>
+</section>
+</div>
+<p class="muted"><a href="account">Your account</a> · <a href="../logout">Sign out</a></p>
+`;
+
+const STYLE = `
+select{display:block;width:100%;margin:0 0 1rem;padding:.5rem .6rem;border:1px solid #b8bfcc;border-radius:4px;font:inherit;background:#fff;color:inherit}
+ul.items li.user{display:block}
+.user-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem .75rem}
+.user-name{flex:1 1 12rem;min-width:0;font-weight:600;overflow-wrap:anywhere}
+.facts{display:flex;flex-wrap:wrap;gap:.3rem;margin:.35rem 0 .5rem}
+.tag{display:inline-block;padding:.05rem .5rem;border-radius:999px;background:#e8effc;color:#1d3f8a;font-size:.8rem}
+.tag.admin{background:#fdf0d5;color:#7a4b00}
+.tag.off{background:#eef0f3;color:#5b6475}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem}
+form.edit{margin:.75rem 0 .25rem;padding:.75rem;border:1px solid #e1e4ea;border-radius:6px}
+form.edit .actions button{flex:1 1 8rem}
+@media (prefers-color-scheme:dark){select{background:#15181e;border-color:#475063}.tag{background:#1d2b4a;color:#d6e2ff}.tag.admin{background:#4a3a1d;color:#ffe6b3}.tag.off{background:#2a2f39;color:#a3abba}form.edit{border-color:#363c48}}
+`;
+
+const SCRIPT = `${PAGE_HELPERS}
+var problem = byId('problem');
+var status = byId('status');
+var list = byId('users');
+var GROUP = /^[a-z0-9_-]{1,64}$/;
+var api = function (path) { return '../api/auth/' + path; };
+var userPath = function (name) { return api('users/' + encodeURIComponent(name)); };
+var isAdministrator = function (level) { return level === 10 || level === 'ADMINISTRATOR'; };
+
+/** Groups typed as "a, b": trimmed, empty parts dropped; undefined (and a message) when one is not a group name. */
+var parseGroups = function (text) {
+  var parts = text.split(',').map(function (part) { return part.trim(); }).filter(function (part) { return part !== ''; });
+  for (var i = 0; i < parts.length; i += 1) {
+    if (!GROUP.test(parts[i])) {
+      say(problem, '"' + parts[i] + '" is not a group name: use 1 to 64 of a-z, 0-9, _ and -.', '');
+      return undefined;
+    }
+  }
+  return parts;
+};
+
+var element = function (tag, className, text) {
+  var node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+var tag = function (text, className) { return element('span', className ? 'tag ' + className : 'tag', text); };
+var button = function (text, className, onClick) {
+  var node = element('button', 'small ' + (className || ''), text);
+  node.type = 'button';
+  node.addEventListener('click', onClick);
+  return node;
+};
+
+var stop = function (answer) {
+  byId('content').hidden = true;
+  if (answer.status === 401) {
+    problem.textContent = 'Sign in as an administrator to manage users. ';
+    problem.className = 'message note';
+    problem.hidden = false;
+    var link = element('a', '', 'Sign in');
+    link.href = '../login?rd=' + encodeURIComponent(location.href);
+    problem.appendChild(link);
+  } else if (answer.status === 403) {
+    say(problem, 'Only administrators can manage users.', '');
+  } else {
+    say(problem, problemOf(answer), '');
+  }
+};
+
+var render = function (details) {
+  list.textContent = '';
+  byId('count').textContent = '(' + details.length + ')';
+  details.forEach(function (user) {
+    var item = element('li', 'user');
+    var head = element('div', 'user-head');
+    head.appendChild(element('span', 'user-name', user.username));
+    item.appendChild(head);
+    var facts = element('div', 'facts');
+    facts.appendChild(isAdministrator(user.level) ? tag('Administrator', 'admin') : tag('User'));
+    (user.groups || []).forEach(function (name) { facts.appendChild(tag(name)); });
+    if (user.groups && user.groups.length === 0) facts.appendChild(tag('no groups', 'off'));
+    facts.appendChild(user.totp || user.passkeys > 0
+      ? tag('second factor: ' + [user.totp ? 'TOTP' : '', user.passkeys > 0 ? user.passkeys + ' passkey' + (user.passkeys === 1 ? '' : 's') : ''].filter(Boolean).join(', '))
+      : tag('no second factor', 'off'));
+    facts.appendChild(user.tokens > 0 ? tag(user.tokens + ' machine token' + (user.tokens === 1 ? '' : 's')) : tag('no machine tokens', 'off'));
+    item.appendChild(facts);
+    var actions = element('div', 'actions');
+    var form;
+    actions.appendChild(button('Change level or groups', 'secondary', function () {
+      if (form) { form.hidden = !form.hidden; return; }
+      form = editForm(user);
+      item.appendChild(form);
+    }));
+    actions.appendChild(button('Remove', 'danger', function () {
+      if (!window.confirm('Remove ' + user.username + '? Their sessions and machine tokens end.')) return;
+      callApi('DELETE', userPath(user.username)).then(function (answer) {
+        if (!answer.ok) { say(problem, problemOf(answer), ''); return; }
+        say(problem, '', '');
+        say(status, 'Removed ' + user.username + '.', 'done');
+        load();
+      });
+    }));
+    item.appendChild(actions);
+    list.appendChild(item);
+  });
+};
+
+var counter = 0;
+var editForm = function (user) {
+  counter += 1;
+  var form = element('form', 'edit');
+  var levelId = 'level-' + counter;
+  var groupsId = 'groups-' + counter;
+  var levelLabel = element('label', '', 'Level');
+  levelLabel.htmlFor = levelId;
+  var level = element('select');
+  level.id = levelId;
+  [['USER', 'User'], ['ADMINISTRATOR', 'Administrator']].forEach(function (pair) {
+    var option = element('option', '', pair[1]);
+    option.value = pair[0];
+    option.selected = (pair[0] === 'ADMINISTRATOR') === isAdministrator(user.level);
+    level.appendChild(option);
+  });
+  var groupsLabel = element('label', '', 'Groups (comma-separated)');
+  groupsLabel.htmlFor = groupsId;
+  var groups = element('input');
+  groups.id = groupsId;
+  groups.value = (user.groups || []).join(', ');
+  groups.autocapitalize = 'none';
+  groups.spellcheck = false;
+  var save = element('button', '', 'Save');
+  save.type = 'submit';
+  var row = element('div', 'actions');
+  row.appendChild(save);
+  [levelLabel, level, groupsLabel, groups, row].forEach(function (node) { form.appendChild(node); });
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    var parsed = parseGroups(groups.value);
+    if (parsed === undefined) return;
+    var patch = { groups: parsed };
+    // Only a real change of level is sent: it is a credential change (the account's sessions end).
+    if ((level.value === 'ADMINISTRATOR') !== isAdministrator(user.level)) patch.level = level.value;
+    setBusy(form, true);
+    callApi('PATCH', userPath(user.username), patch).then(function (answer) {
+      setBusy(form, false);
+      if (!answer.ok) { say(problem, problemOf(answer), ''); return; }
+      say(problem, '', '');
+      say(status, 'Saved ' + user.username + '.', 'done');
+      load();
+    });
+  });
+  return form;
+};
+
+/** The list, then each account's details, a few requests at a time. */
+var load = function () {
+  return callApi('GET', api('users')).then(function (answer) {
+    if (!answer.ok || !Array.isArray(answer.body)) { stop(answer); return; }
+    byId('content').hidden = false;
+    var names = answer.body.map(function (entry) { return entry.username; });
+    var details = new Array(names.length);
+    var next = 0;
+    var failed;
+    var worker = function () {
+      if (next >= names.length || failed) return Promise.resolve();
+      var index = next;
+      next += 1;
+      return callApi('GET', userPath(names[index])).then(function (one) {
+        if (one.ok) details[index] = one.body;
+        else if (one.status === 401 || one.status === 403) failed = one;
+        else details[index] = { username: names[index], level: answer.body[index].level };
+        return worker();
+      });
+    };
+    var workers = [];
+    for (var i = 0; i < 6; i += 1) workers.push(worker());
+    return Promise.all(workers).then(function () {
+      if (failed) { stop(failed); return; }
+      render(details.filter(Boolean));
+    });
+  });
+};
+
+byId('add').addEventListener('submit', function (event) {
+  event.preventDefault();
+  var form = event.target;
+  var parsed = parseGroups(byId('add-groups').value);
+  if (parsed === undefined) return;
+  var body = { username: byId('add-username').value, password: byId('add-password').value, level: byId('add-level').value, groups: parsed };
+  setBusy(form, true);
+  callApi('POST', api('users'), body).then(function (answer) {
+    setBusy(form, false);
+    if (!answer.ok) {
+      say(problem, codeOf(answer) === 'USERNAME_TAKEN' ? 'That username is already taken.' : problemOf(answer), '');
+      return;
+    }
+    form.reset();
+    say(problem, '', '');
+    say(status, 'Added ' + answer.body.username + '.', 'done');
+    load();
+  });
+});
+
+load();
+`;
+
+/** Built once at start-up: the same bytes for every administrator (the data comes from the API). */
+export function buildUsersPage(sha256Base64: Sha256Base64): BuiltPage {
+  return buildPage({ title: 'Users · Gatehouse', body: BODY, script: SCRIPT, style: STYLE, isWide: true }, sha256Base64);
+}
