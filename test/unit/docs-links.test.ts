@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SERVE_HELP } from '../../src/cli/commands.js';
+import { DOCTOR_HELP } from '../../src/cli/doctor.js';
 import { FLOOD_TOKEN_HELP } from '../../src/cli/flood-token.js';
 import { SECRET_HELP, USERS_HELP } from '../../src/cli/offline.js';
 import { SETTINGS } from '../../src/config.js';
@@ -171,7 +172,7 @@ describe('documentation of the command line', () => {
   it('every gatehouse command shown in a code block names a real command and only its flags', () => {
     const cliSource = read('src/cli.ts');
     const commands = new Set([...cliSource.matchAll(/case '([a-z-]+)':/g)].map((match) => match[1] ?? ''));
-    const helpOf: Record<string, string> = { serve: SERVE_HELP, users: USERS_HELP, secret: SECRET_HELP, 'flood-token': FLOOD_TOKEN_HELP };
+    const helpOf: Record<string, string> = { serve: SERVE_HELP, users: USERS_HELP, secret: SECRET_HELP, 'flood-token': FLOOD_TOKEN_HELP, doctor: DOCTOR_HELP };
     const usersCommands = new Set([...USERS_HELP.matchAll(/^ {2}([a-z-]+)\b/gm)].map((match) => match[1] ?? ''));
     const problems: string[] = [];
     let checked = 0;
