@@ -231,10 +231,9 @@ export class ProxyRequired extends Refusal {
 /** With no users yet, a registration through a host name nobody listed (DNS rebinding: SECURITY.md). */
 export class HostNotAllowed extends Refusal {
   readonly code = 'HOST_NOT_ALLOWED';
-  constructor() {
-    super(
-      'The first administrator can only be registered through localhost, an IP address or a host name listed in --allowed-hosts (GATEHOUSE_ALLOWED_HOSTS); or create it offline with: gatehouse users add NAME --level ADMINISTRATOR.',
-    );
+  /** `offlineInstruction`: how to create the administrator offline where this service runs (a sentence ending in the command). */
+  constructor(offlineInstruction: string) {
+    super(`The first administrator can only be registered through localhost, an IP address or a host name listed in --allowed-hosts (GATEHOUSE_ALLOWED_HOSTS). Or create it offline: ${offlineInstruction}`);
   }
 }
 

@@ -55,12 +55,15 @@ export interface ServerOptions {
   readonly fileSystem?: StoreFileSystem;
   /** A stop requested while start-up waits for the data directory lock: startServer rejects, holding nothing. */
   readonly signal?: AbortSignal | undefined;
+  /** How to run an offline command where this service runs (the command line knows its own path); default: `gatehouse ...`. */
+  readonly offlineInstruction?: ((args: readonly string[]) => string) | undefined;
 }
 
 /** Prepares the data directory, takes its lock, loads secret and users, and listens. */
 export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
   const now = options.now ?? Date.now;
+  const offlineInstruction = options.offlineInstruction ?? ((args: readonly string[]): string => `stop the service, then run: gatehouse ${args.join(' ')} --data-dir ${config.dataDir}`);
   const proxyTrust = createProxyTrust(config.trustProxy);
   if (config.authMethod === 'none' && !isLoopbackHost(config.host) && config.trustProxy.length === 0) {
     throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
@@ -83,7 +86,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     });
     await hasher.warmUp();
     if (store.size > 0 && ![...store.list()].some((user) => isAdministrator(user.level))) {
-      logger.warn('no administrator exists, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');
+      logger.warn(`no administrator exists, so no one can add users; raise a level offline: ${offlineInstruction(['users', 'set-level', 'NAME', 'ADMINISTRATOR'])}`);
     }
 
     let isStopping = false;
@@ -94,7 +97,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const app = createApp({
       apiRoutes: [
-        ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now }),
+        ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now, offlineInstruction }),
         ...machineTokenRoutes({ store, session, revocations, logger, maxBodyBytes: config.maxBodyBytes, now }),
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64) }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),

@@ -3,6 +3,7 @@ import { buildConfig, printableConfig, SETTINGS, SettingInvalid, type Config, ty
 import { createLogger } from '../log/logger.js';
 import { secretFromEnvironment } from '../auth/secret.js';
 import { startServer, type RunningServer } from '../server.js';
+import { offlineInstruction, processFacts } from './offline-command.js';
 import { UsageError, EXIT_FAILURE, EXIT_OK } from './usage-error.js';
 
 export interface CliIo {
@@ -106,7 +107,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   try {
     let running: RunningServer;
     try {
-      running = await startServer(config, { logger, signal: startUp.signal });
+      const facts = processFacts();
+      running = await startServer(config, { logger, signal: startUp.signal, offlineInstruction: (offlineArgs) => offlineInstruction(facts, config.dataDir, offlineArgs) });
     } catch (error) {
       if (!startUp.signal.aborted) throw error;
       logger.info('stopped while waiting for the data directory lock; nothing was started', { signal: await stopRequested });

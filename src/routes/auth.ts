@@ -46,6 +46,8 @@ export interface AuthRouteDeps {
   readonly proxyTrust: ProxyTrust;
   /** Milliseconds since the epoch. */
   readonly now: () => number;
+  /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
+  readonly offlineInstruction: (args: readonly string[]) => string;
 }
 
 function checked<T>(check: Checker<T>, input: unknown): T {
@@ -90,6 +92,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const { config, store, session, hasher, throttle, logger } = deps;
   const registerBody = registerBodyChecker(config.minPasswordLength);
   const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
+  const firstAdministratorOffline = deps.offlineInstruction(['users', 'add', 'admin', '--level', 'ADMINISTRATOR']);
   const updateBody = updateBodyChecker(config.minPasswordLength);
   const createUserBody = createUserBodyChecker(config.minPasswordLength);
   const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
@@ -183,7 +186,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
         // before any of the body is read.
         const caller = store.size > 0 ? session.requireAdministrator(ctx.credentials) : undefined;
         // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
-        if (caller === undefined && !isFirstRegistrationHost(ctx.req.headers.host)) throw new HostNotAllowed();
+        if (caller === undefined && !isFirstRegistrationHost(ctx.req.headers.host)) throw new HostNotAllowed(firstAdministratorOffline);
         const body = checked(registerBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, caller));
         const user = await store.change((view) => {
@@ -201,7 +204,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           return created;
         });
         if (store.size === 1 && !isAdministrator(user.level)) {
-          logger.warn('the first user is not an administrator, so no one can add users; raise a level with: gatehouse users set-level NAME ADMINISTRATOR');
+          logger.warn(`the first user is not an administrator, so no one can add users; raise its level offline: ${deps.offlineInstruction(['users', 'set-level', user.username, 'ADMINISTRATOR'])}`);
         }
         if (ctx.query['cookie'] === 'false') {
           sendJson(ctx.res, 200, { username: user.username });

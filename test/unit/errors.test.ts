@@ -31,7 +31,7 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   ServiceStopping: () => new errors.ServiceStopping(),
   ClientAborted: () => new errors.ClientAborted(),
   ProxyRequired: () => new errors.ProxyRequired(),
-  HostNotAllowed: () => new errors.HostNotAllowed(),
+  HostNotAllowed: () => new errors.HostNotAllowed('stop the service, then run: gatehouse users add admin --level ADMINISTRATOR'),
   TokenInvalid: () => new errors.TokenInvalid('expired'),
 };
 
