@@ -22,6 +22,7 @@ import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
 import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
+import { accountPageRoutes, buildAccountPage } from './pages/account.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
 import type { DataDirLockLost } from './store/lock.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
@@ -101,6 +102,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...machineTokenRoutes({ store, session, revocations, logger, maxBodyBytes: config.maxBodyBytes, now }),
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64) }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
+        ...accountPageRoutes(buildAccountPage(sha256Base64)),
         ...probeRoutes(),
         // The users page calls the /users routes, which authMethod "none" does not have.
         ...(config.authMethod === 'none' ? [] : pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64))),

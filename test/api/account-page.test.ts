@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Script } from 'node:vm';
+import { assertError } from '../helpers/api.js';
+import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64');
+
+function only(pattern: RegExp, html: string): string {
+  const matches = [...html.matchAll(pattern)];
+  assert.equal(matches.length, 1, `expected exactly one match of ${pattern}`);
+  return matches[0]?.[1] ?? '';
+}
+
+const scriptOf = (html: string): string => only(/<script>([\s\S]*?)<\/script>/g, html);
+const styleOf = (html: string): string => only(/<style>([\s\S]*?)<\/style>/g, html);
+
+describe('GET {base}/gatehouse/account', () => {
+  let server: TestServer;
+  let page: TestResponse;
+  before(async () => {
+    server = await startTestServer();
+    page = await server.request({ path: '/gatehouse/account', headers: { accept: 'text/html' } });
+  });
+  after(() => server.close());
+
+  it('serves the page to anyone (it holds no data; the script asks the API) with the page headers', () => {
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(page.headers['cache-control'], 'no-store');
+    assert.equal(page.headers['x-frame-options'], 'DENY');
+    assert.equal(page.headers['set-cookie'], undefined);
+    assert.match(page.text, /^<!doctype html>/);
+  });
+
+  it('allows its one script and style by hash, fetches to its own origin, and images only as data: (the QR code)', () => {
+    const csp = String(page.headers['content-security-policy']);
+    assert.equal(
+      csp,
+      `default-src 'none'; script-src 'sha256-${sha256(scriptOf(page.text))}'; style-src 'sha256-${sha256(styleOf(page.text))}'; connect-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    );
+  });
+
+  it('loads nothing from anywhere and has no inline handler', () => {
+    for (const pattern of [/\ssrc=/i, /\shref=/i, /@import/i, /:\/\//, /<link/i, /<iframe/i, /\saction=/i, /\son[a-z]+=/i]) {
+      assert.doesNotMatch(page.text, pattern);
+    }
+    assert.doesNotMatch(styleOf(page.text), /url\(/i);
+  });
+
+  it('has a script that parses, calls the API by paths relative to {base}/gatehouse/, and writes answers as text only', () => {
+    const script = scriptOf(page.text);
+    assert.doesNotThrow(() => new Script(script));
+    for (const path of ['account', 'account/password', 'account/totp', 'account/totp/confirm', 'account/totp/disable', 'account/passkeys/options', 'account/passkeys', 'account/passkeys/', 'account/tokens', 'account/tokens/', 'account/logout-everywhere', 'logout']) {
+      assert.ok(script.includes(`'../api/auth/${path}'`), path);
+    }
+    assert.ok(script.includes("'../login?rd='"));
+    assert.doesNotMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
+    assert.doesNotMatch(script.replace(/'\.\.\/(api\/auth|login)[^']*'/g, ''), /'\/?api\//, 'no path but relative ones');
+  });
+
+  it('answers HEAD with the headers and no body, and other methods with 405', async () => {
+    const head = await server.request({ method: 'HEAD', path: '/gatehouse/account' });
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+    assert.equal(head.headers['content-security-policy'], page.headers['content-security-policy']);
+    const post = await server.request({ method: 'POST', path: '/gatehouse/account' });
+    assertError(post, 405);
+    assert.equal(post.headers['allow'], 'GET, HEAD');
+  });
+});
+
+describe('the account page under a base URI', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ GATEHOUSE_BASE_URI: '/flood' });
+  });
+  after(() => server.close());
+
+  it('is served at {base}/gatehouse/account, and its relative paths resolve under the base', async () => {
+    assert.equal((await server.request({ path: '/flood/gatehouse/account' })).status, 200);
+    assertError(await server.request({ path: '/gatehouse/account' }), 404);
+    const here = 'https://x.example/flood/gatehouse/account';
+    assert.equal(new URL('../api/auth/account', here).pathname, '/flood/api/auth/account');
+    assert.equal(new URL('../login?rd=x', here).pathname, '/flood/login');
+  });
+});
