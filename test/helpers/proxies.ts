@@ -332,38 +332,69 @@ export async function stopAllProxies(): Promise<void> {
 
 export type RecipeName = 'flood' | 'app';
 
+/** The addresses the second app of deploy/nginx/apps.conf and deploy/caddy/apps.Caddyfile is written with. */
+export const RECIPE_SECOND_APP = '127.0.0.1:8081';
+/** The host name of the second app: requests to it carry this Host. */
+export const SECOND_APP_HOST = 'photos.example.com';
+
+// The shared part of each proxy, copied beside the rendered site as docs/deploy.md installs it.
+const NGINX_SHARED = ['conf.d/gatehouse.conf', 'gatehouse/site.conf', 'gatehouse/protect.conf', 'gatehouse/check.conf', 'gatehouse/to-gatehouse.conf'];
+const CADDY_SHARED = 'deploy/caddy/gatehouse.caddy';
 
 const RECIPE_FILES: Readonly<Record<ProxyKind, Readonly<Record<RecipeName, string>>>> = {
-  nginx: { flood: 'deploy/nginx/flood.conf', app: 'deploy/nginx/app.conf' },
-  caddy: { flood: 'deploy/caddy/flood.Caddyfile', app: 'deploy/caddy/app.Caddyfile' },
+  nginx: { flood: 'deploy/nginx/flood.conf', app: 'deploy/nginx/apps.conf' },
+  caddy: { flood: 'deploy/caddy/flood.Caddyfile', app: 'deploy/caddy/apps.Caddyfile' },
 };
 
-/** The recipe for `kind` as the test runs it: only addresses, ports and the token file path differ from deploy/. */
-function recipeRenderer(kind: ProxyKind, recipe: RecipeName, gatehousePort: number, upstreamPort: number, floodToken: string): RenderSite {
+interface RecipePorts {
+  readonly gatehouse: number;
+  readonly upstream: number;
+  readonly second: number;
+}
+
+/**
+ * The recipe for `kind` as the test runs it, with the shared files beside it: only addresses,
+ * ports, the token file path and the shared files' location differ from deploy/.
+ */
+function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts, floodToken: string): RenderSite {
   const file = RECIPE_FILES[kind][recipe];
   const upstreamAddress = recipe === 'flood' ? RECIPE_FLOOD : RECIPE_APP;
+  const gatehouse = `127.0.0.1:${ports.gatehouse}`;
   if (kind === 'nginx') {
     return async (port, dir) => {
+      for (const shared of NGINX_SHARED) {
+        await mkdir(join(dir, shared, '..'), { recursive: true });
+        const text = shared === 'conf.d/gatehouse.conf' ? renderRecipe(`deploy/nginx/${shared}`, [[`server ${RECIPE_GATEHOUSE};`, `server ${gatehouse};`]]) : renderRecipe(`deploy/nginx/${shared}`, []);
+        await writeFile(join(dir, shared), text);
+      }
       const replacements: Array<[string, string]> = [
         ['listen 80;', `listen 127.0.0.1:${port};`],
-        [`server ${RECIPE_GATEHOUSE};`, `server 127.0.0.1:${gatehousePort};`],
-        [`server ${upstreamAddress};`, `server 127.0.0.1:${upstreamPort};`],
+        [`http://${upstreamAddress};`, `http://127.0.0.1:${ports.upstream};`],
       ];
       if (recipe === 'flood') {
         const tokenFile = join(dir, 'flood-token.conf');
         await writeFile(tokenFile, `set $flood_token "${floodToken}";\n`, { mode: 0o600 });
         replacements.push(['/etc/nginx/flood-token.conf', tokenFile]);
+      } else {
+        replacements.push([`http://${RECIPE_SECOND_APP};`, `http://127.0.0.1:${ports.second};`]);
       }
-      return renderRecipe(file, replacements);
+      // The http-level file as Debian's nginx.conf includes conf.d/*.conf.
+      return `include conf.d/gatehouse.conf;\n${renderRecipe(file, replacements)}`;
     };
   }
-  return (port) =>
-    renderRecipe(file, [
+  return async (port, dir) => {
+    await writeFile(join(dir, 'gatehouse.caddy'), renderRecipe(CADDY_SHARED, [[RECIPE_GATEHOUSE, gatehouse]]));
+    const replacements: Array<[string, string]> = [
+      ['import /etc/caddy/gatehouse.caddy', `import ${join(dir, 'gatehouse.caddy')}`],
       // Any host name (the tests use 127.0.0.1 and localhost), on loopback only.
       [`${recipe === 'flood' ? 'flood' : 'app'}.example.com {`, `http://:${port} {\n\tbind 127.0.0.1`],
-      [RECIPE_GATEHOUSE, `127.0.0.1:${gatehousePort}`],
-      [upstreamAddress, `127.0.0.1:${upstreamPort}`],
-    ]);
+      [upstreamAddress, `127.0.0.1:${ports.upstream}`],
+    ];
+    if (recipe === 'app') {
+      replacements.push([`${SECOND_APP_HOST} {`, `http://${SECOND_APP_HOST}:${port} {\n\tbind 127.0.0.1`], [RECIPE_SECOND_APP, `127.0.0.1:${ports.second}`]);
+    }
+    return renderRecipe(file, replacements);
+  };
 }
 
 export interface Stack {
@@ -371,6 +402,8 @@ export interface Stack {
   readonly floodToken: string;
   readonly gatehouse: ServeProcess;
   readonly upstream: Upstream;
+  /** The second app of the app recipe (photos.example.com, group family); for Flood, unused. */
+  readonly secondUpstream: Upstream;
   readonly proxy: RunningProxy;
   /** Everything the three processes said, for assertion messages. */
   describe(): string;
@@ -400,12 +433,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     floodToken = minted.stdout.trim();
   }
   const upstream = await startUpstream(floodSecret === undefined ? {} : { floodSecret });
-  const render = recipeRenderer(options.proxy, options.recipe, gatehouse.port, upstream.port, floodToken);
+  const secondUpstream = await startUpstream();
+  const render = recipeRenderer(options.proxy, options.recipe, { gatehouse: gatehouse.port, upstream: upstream.port, second: secondUpstream.port }, floodToken);
   let proxy: RunningProxy;
   try {
     proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken });
   } catch (error) {
     await upstream.close();
+    await secondUpstream.close();
     await gatehouse.stop();
     throw error;
   }
@@ -413,11 +448,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     floodToken,
     gatehouse,
     upstream,
+    secondUpstream,
     proxy,
     describe: () => `--- ${proxy.kind} output\n${proxy.output()}\n--- gatehouse stderr\n${gatehouse.stderr()}`,
     async stop() {
       await proxy.stop();
       await upstream.close();
+      await secondUpstream.close();
       await gatehouse.stop();
     },
   };

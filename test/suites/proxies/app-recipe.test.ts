@@ -1,5 +1,5 @@
-// deploy/nginx/app.conf and deploy/caddy/app.Caddyfile, run as written (only ports and addresses
-// replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an app that
+// The first app of deploy/nginx/apps.conf and deploy/caddy/apps.Caddyfile on the shared snippets,
+// run as written (only ports and addresses replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an app that
 // echoes what it receives. Gatehouse runs with --revoke-on-logout here.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';

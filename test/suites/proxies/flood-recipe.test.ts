@@ -1,4 +1,4 @@
-// deploy/nginx/flood.conf and deploy/caddy/flood.Caddyfile, run as written (only ports, addresses
+// deploy/nginx/flood.conf and deploy/caddy/flood.Caddyfile on the shared snippets, run as written (only ports, addresses
 // and the token replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an
 // upstream app standing in for Flood started with --auth none: it answers 401 unless its `jwt`
 // cookie is signed with its secret, and the proxy gets that cookie from `gatehouse flood-token`.
@@ -25,10 +25,12 @@ for (const kind of PROXY_KINDS) {
     after(() => stack?.stop());
 
     it('refuses Flood\'s API with 401 and never reaches Flood, while Flood\'s login screen asks Gatehouse to create the first user', async () => {
-      for (const headers of [{ accept: API_ACCEPT }, { accept: BROWSER_ACCEPT }]) {
-        const res = await viaProxy(stack.proxy.port, { path: '/api/client/settings', headers });
-        assert.equal(res.status, 401, `${res.text}\n${stack.describe()}`);
-      }
+      const api = await viaProxy(stack.proxy.port, { path: '/api/client/settings', headers: { accept: API_ACCEPT } });
+      assert.equal(api.status, 401, `${api.text}\n${stack.describe()}`);
+      // A browser opening an API URL is sent to Gatehouse's sign-in page, which the shared part routes.
+      const browser = await viaProxy(stack.proxy.port, { path: '/api/client/settings', headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(browser.status, 302, `${browser.text}\n${stack.describe()}`);
+      assert.match(String(browser.headers.location), /^\/login\?rd=/);
       const stream = await readEventStream(stack.proxy.port, `${EVENT_STREAM_PATH}?historySnapshot=FIVE_MINUTE`, {}, 500);
       assert.equal(stream.status, 401);
       assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/api/')), []);
@@ -118,9 +120,18 @@ for (const kind of PROXY_KINDS) {
     });
 
     it('serves Flood\'s web client without a session, and without the user\'s cookie', async () => {
-      const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/login', headers: { accept: BROWSER_ACCEPT, cookie: `jwt=${user.token}` } }));
-      assert.equal(echo.url, '/login');
-      assert.equal(echo.headers['cookie'], undefined);
+      for (const path of ['/', '/overview']) {
+        const echo = echoOf(await viaProxy(stack.proxy.port, { path, headers: { accept: BROWSER_ACCEPT, cookie: `jwt=${user.token}` } }));
+        assert.equal(echo.url, path);
+        assert.equal(echo.headers['cookie'], undefined);
+      }
+    });
+
+    it('serves Gatehouse\'s sign-in page at /login, which also asks for a second factor (Flood\'s own form cannot)', async () => {
+      const page = await viaProxy(stack.proxy.port, { path: '/login', headers: { accept: BROWSER_ACCEPT } });
+      assert.equal(page.status, 200, page.text);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/login')), []);
     });
 
     it('never passes a client\'s own Remote-User or Remote-Level on to Flood', async () => {
