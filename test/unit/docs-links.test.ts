@@ -12,6 +12,7 @@ import { SERVE_HELP } from '../../src/cli/commands.js';
 import { DOCTOR_HELP } from '../../src/cli/doctor.js';
 import { FLOOD_TOKEN_HELP } from '../../src/cli/flood-token.js';
 import { SECRET_HELP, USERS_HELP } from '../../src/cli/offline.js';
+import { TOKENS_HELP } from '../../src/cli/tokens.js';
 import { SETTINGS } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -172,7 +173,7 @@ describe('documentation of the command line', () => {
   it('every gatehouse command shown in a code block names a real command and only its flags', () => {
     const cliSource = read('src/cli.ts');
     const commands = new Set([...cliSource.matchAll(/case '([a-z-]+)':/g)].map((match) => match[1] ?? ''));
-    const helpOf: Record<string, string> = { serve: SERVE_HELP, users: USERS_HELP, secret: SECRET_HELP, 'flood-token': FLOOD_TOKEN_HELP, doctor: DOCTOR_HELP };
+    const helpOf: Record<string, string> = { serve: SERVE_HELP, users: USERS_HELP, secret: SECRET_HELP, 'flood-token': FLOOD_TOKEN_HELP, doctor: DOCTOR_HELP, tokens: TOKENS_HELP };
     const usersCommands = new Set([...USERS_HELP.matchAll(/^ {2}([a-z-]+)\b/gm)].map((match) => match[1] ?? ''));
     const problems: string[] = [];
     let checked = 0;
@@ -190,6 +191,7 @@ describe('documentation of the command line', () => {
         }
         const help = helpOf[command] ?? '';
         if (command === 'users' && !usersCommands.has(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no users command ${args[0]}`);
+        if (command === 'tokens' && !['add', 'list', 'revoke'].includes(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no tokens command ${args[0]}`);
         if (command === 'secret' && args[0] !== 'rotate') problems.push(`${file}: ${line.trim()}: secret takes rotate`);
         for (const arg of args) {
           const flag = /^--[a-z-]+/.exec(arg)?.[0];
