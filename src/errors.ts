@@ -126,6 +126,47 @@ export class MachineTokenNotFound extends Refusal {
   }
 }
 
+/** A passkey sign-in that does not verify (INTERFACE.md "Signing in"): one answer for every reason, kept in `reason` for the log. */
+export class PasskeyRefused extends Refusal {
+  readonly code = 'PASSKEY_REFUSED';
+  readonly reason: string;
+  constructor(reason: string, options?: ErrorOptions) {
+    super('The passkey was not accepted.', options);
+    this.reason = reason;
+  }
+}
+
+/** A passkey registration that does not verify; the reason is one of ours, never the client's text. */
+export class PasskeyInvalid extends Refusal {
+  readonly code = 'PASSKEY_INVALID';
+  readonly reason: string;
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`The passkey could not be added: ${reason}.`, options);
+    this.reason = reason;
+  }
+}
+
+export class PasskeyNotFound extends Refusal {
+  readonly code = 'PASSKEY_NOT_FOUND';
+  constructor() {
+    super('This account has no passkey with that id.');
+  }
+}
+
+export class TooManyPasskeys extends Refusal {
+  readonly code = 'TOO_MANY_PASSKEYS';
+  constructor() {
+    super('This account has as many passkeys as it may have; remove one first.');
+  }
+}
+
+export class PasskeyTaken extends Refusal {
+  readonly code = 'PASSKEY_ALREADY_REGISTERED';
+  constructor() {
+    super('This passkey is already registered.');
+  }
+}
+
 export class RouteNotFound extends Refusal {
   readonly code = 'NOT_FOUND';
   constructor() {

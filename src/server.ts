@@ -18,6 +18,7 @@ import { forwardRoutes } from './routes/forward.js';
 import { machineTokenRoutes } from './routes/machine-tokens.js';
 import { pageRoutes } from './pages/shell.js';
 import { buildUsersPage } from './pages/users-page.js';
+import { passkeyRoutes } from './routes/passkeys.js';
 import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
@@ -28,6 +29,8 @@ import type { DataDirLockLost } from './store/lock.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
 import { openUserStore, type UserStore } from './store/users.js';
 import { isAdministrator } from './validate/level.js';
+import { createChallengeStore } from './webauthn/challenges.js';
+import { decoyKeyOf } from './webauthn/decoys.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -76,7 +79,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
   if (removedTempFiles > 0) logger.warn('removed temp files left by an interrupted write', { count: removedTempFiles });
   try {
-    const codec = createTokenCodec(secret ?? (await loadOrCreateSecretFile(fs, config.dataDir)));
+    const tokenSecret = secret ?? (await loadOrCreateSecretFile(fs, config.dataDir));
+    const codec = createTokenCodec(tokenSecret);
     const store = await openUserStore(config.dataDir, fs);
     const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens) : undefined;
     const hasher = createPasswordHasher({
@@ -106,6 +110,9 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...probeRoutes(),
         // The users page calls the /users routes, which authMethod "none" does not have.
         ...(config.authMethod === 'none' ? [] : pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64))),
+        ...(config.authMethod === 'none'
+          ? []
+          : passkeyRoutes({ config, store, codec, session, revocations, proxyTrust, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), logger, now })),
         ...(config.authMethod === 'none'
           ? []
           : logoutPageRoutes({ session, revocations, proxyTrust, now, cookie: { path: config.baseUri === '' ? '/' : config.baseUri, isSecure: config.secureCookie, domain: config.cookieDomain } })),

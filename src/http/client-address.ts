@@ -9,6 +9,8 @@ export interface ProxyTrust {
   isForwardedHttps(req: IncomingMessage): boolean;
   /** True when the socket's peer is loopback or a trusted proxy (the only callers `--auth none` serves). */
   isTrustedPeer(req: IncomingMessage): boolean;
+  /** The host the browser used: the last X-Forwarded-Host value when a trusted proxy sent it, else `Host`. */
+  browserHost(req: IncomingMessage): string | undefined;
 }
 
 /** Removes the IPv4-mapped prefix so one client has one spelling (throttle keys, logs, fail2ban). */
@@ -99,6 +101,13 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
       const proto = req.headers['x-forwarded-proto'];
       // The last value is the one our proxy wrote; earlier ones came from the client.
       return typeof proto === 'string' && proto.split(',').pop()?.trim().toLowerCase() === 'https';
+    },
+    browserHost(req) {
+      const forwarded = req.headers['x-forwarded-host'];
+      if (entries.length === 0 || typeof forwarded !== 'string' || !isTrusted(socketAddress(req))) return req.headers.host;
+      // As with X-Forwarded-Proto, the last value is our proxy's.
+      const last = forwarded.split(',').pop()?.trim() ?? '';
+      return last === '' ? req.headers.host : last;
     },
   };
 }

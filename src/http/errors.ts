@@ -36,6 +36,11 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_GROUP_FILTER: 403, // fail closed, as UNKNOWN_LEVEL (nginx turns a 400 into a 500)
   HOST_NOT_ALLOWED: 403, // SECURITY.md "DNS rebinding"
   NOT_FOUND: 404,
+  PASSKEY_REFUSED: 401, // INTERFACE.md "Signing in": 401 for anything that does not verify
+  PASSKEY_INVALID: 400,
+  PASSKEY_NOT_FOUND: 404,
+  TOO_MANY_PASSKEYS: 409,
+  PASSKEY_ALREADY_REGISTERED: 409,
   TOKEN_NOT_FOUND: 404,
   TOO_MANY_TOKENS: 409,
   METHOD_NOT_ALLOWED: 405,

@@ -5,6 +5,7 @@ import { fail, integerIn, isPlainObject, objectOf, optional, pass, stringOf, typ
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkStoredMachineTokens } from '../validate/machine-token.js';
+import { checkStoredPasskeys } from '../validate/passkey.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
 import { parsePasswordHash } from '../auth/password.js';
 import { SEALED_FORMAT } from '../auth/seal.js';
@@ -75,6 +76,7 @@ const checkStoredUser = objectOf(
         ? { ok: true as const, value: input }
         : { ok: false as const, problems: [{ path, message: 'is not a session key' }] },
     totp: optional(checkStoredTotp),
+    passkeys: optional(checkStoredPasskeys),
   },
   { rejectUnknownKeys: true },
 );
@@ -149,6 +151,7 @@ const serializeUser = (user: StoredUser): string =>
     credentialsChangedAt: user.credentialsChangedAt,
     sessionKey: user.sessionKey,
     totp: user.totp,
+    passkeys: user.passkeys,
   });
 
 /** True when an account cannot be written as format 1: it lacks client settings or holds a newer field. */

@@ -1,0 +1,32 @@
+import { splitHostPort } from '../http/host-header.js';
+import { isDnsName } from '../validate/host-name.js';
+
+/** Who we are to an authenticator for one request (INTERFACE.md "Signing in"). */
+export interface RelyingParty {
+  /** rp.id: `--cookie-domain` when set, else the host the browser used. */
+  readonly id: string;
+  /** Whether a response made at `origin` is ours: https:// that host, or a local try-out. */
+  readonly isOriginAllowed: (origin: string) => boolean;
+}
+
+// For trying it out: browsers treat these as secure contexts over plain HTTP.
+const LOCAL_ORIGIN = /^http:\/\/(?:localhost|127\.0\.0\.1)(?::\d{1,5})?$/;
+
+/**
+ * The relying party for a request whose browser used `host` (`Host`, or `X-Forwarded-Host` from
+ * a trusted proxy), or undefined when that is not a host name with an optional port. The expected
+ * origin is `https://` that host, its port kept unless it is 443, plus http://localhost and
+ * http://127.0.0.1 on any port.
+ */
+export function relyingPartyFor(host: string | undefined, cookieDomain: string | undefined): RelyingParty | undefined {
+  if (host === undefined) return undefined;
+  const split = splitHostPort(host);
+  if (split === undefined || split.isBracketed || split.port === '') return undefined;
+  const name = split.host.toLowerCase();
+  if (!isDnsName(name) && !/^\d{1,3}(\.\d{1,3}){3}$/.test(name)) return undefined;
+  const origin = split.port === undefined || split.port === '443' ? `https://${name}` : `https://${name}:${split.port}`;
+  return {
+    id: cookieDomain ?? name,
+    isOriginAllowed: (candidate) => candidate === origin || LOCAL_ORIGIN.test(candidate),
+  };
+}
