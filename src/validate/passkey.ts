@@ -82,6 +82,7 @@ export const checkStoredPasskeys: Checker<readonly StoredPasskey[]> = (input, pa
     const result = checkStoredPasskey(item, `${path}[${index}]`);
     if (!result.ok) return result;
     if (ids.has(result.value.id)) return fail(`${path}[${index}].id`, 'repeats a credential id');
+    if (decodeCoseKey(Buffer.from(result.value.publicKey, 'base64url')).algorithm !== result.value.algorithm) return fail(`${path}[${index}].algorithm`, 'is not the algorithm of its key');
     ids.add(result.value.id);
     passkeys.push(Object.freeze(result.value));
   }

@@ -205,8 +205,8 @@ export interface AssertionExpectation extends Expectation {
 }
 
 /**
- * Section 7.2: verifies an assertion for `expect` and returns the sign count to store and
- * whether the authenticator verified the user. A sign count that does not advance while either
+ * Section 7.2: verifies an assertion for `expect` and returns the sign count the authenticator
+ * reported and whether it verified the user. A sign count that does not advance while either
  * it or the stored one is non-zero is refused (a cloned authenticator, section 6.1.1); an
  * authenticator without a counter always sends 0. Throws WebAuthnRefused.
  */
@@ -223,5 +223,5 @@ export function verifyAuthentication(
   }
   // Checked after the signature, so the count is the authenticator's, not a forger's.
   if (data.signCount !== 0 && data.signCount <= expect.storedSignCount) throw new WebAuthnRefused('sign count did not advance');
-  return { signCount: Math.max(data.signCount, expect.storedSignCount), isUserVerified: data.isUserVerified };
+  return { signCount: data.signCount, isUserVerified: data.isUserVerified };
 }
