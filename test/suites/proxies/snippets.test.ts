@@ -113,6 +113,20 @@ for (const kind of PROXY_KINDS) {
       }
     });
 
+    it('lets a machine token in as its account and never passes it on to the app, while an app\'s own Authorization passes', async () => {
+      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: family.token, body: { name: 'backup script' } });
+      assert.equal(made.status, 200, made.text);
+      const machineToken = (made.json as { token: string }).token;
+      for (const headers of [{}, photos()]) {
+        const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/sync', headers: { ...headers, authorization: `Bearer ${machineToken}`, accept: API_ACCEPT } }));
+        assert.equal(echo.headers['remote-user'], family.username);
+        assert.ok(!(echo.headers['authorization'] ?? '').includes('gh_'), `the app saw ${echo.headers['authorization']}`);
+      }
+      const own = echoOf(await viaProxy(stack.proxy.port, { path: '/sync', token: family.token, headers: { authorization: 'Basic dXNlcjphcHAtcGFzc3dvcmQ=' } }));
+      assert.equal(own.headers['authorization'], 'Basic dXNlcjphcHAtcGFzc3dvcmQ=');
+      assert.equal(own.headers['remote-user'], family.username);
+    });
+
     it('passes every check of gatehouse doctor on the first site', async () => {
       const run = await runCli(['doctor', `${stack.proxy.origin}/`, '--timeout', '10'], { stdin: `${stranger.username}\n${stranger.password}\n`, timeoutMs: 90_000 });
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}\n${stack.describe().slice(-2_000)}`);
