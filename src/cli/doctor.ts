@@ -451,6 +451,7 @@ async function checkLongUrl(url: URL, cookie: string | undefined, ask: Ask): Pro
   if (cookie === undefined) return ok(`a ${length}-character URL gets the sign-in redirect and 401 (not checked signed in)`);
   const signed = await ask(url, { accept: BROWSER_ACCEPT, cookie });
   if (typeof signed === 'string') return fail(`a ${length}-character URL: ${signed}`);
+  if (signed.status === 403) return skip(`a ${length}-character URL gets the sign-in redirect and 401; not checked signed in: the account may not open URL (see signed in)`);
   if (signed.status < 200 || signed.status >= 300) return refused(signed.status, 'a signed-in browser');
   return ok(`a ${length}-character URL gets the sign-in redirect, 401 for an API client, and the app once signed in`);
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs, runCli, startServe, type ServeProcess } from '../../helpers/process.js';
-import { startCaddy, startNginx, startUpstream, stopAllProxies, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
+import { SECOND_APP_HOST, startCaddy, startNginx, startStack, startUpstream, stopAllProxies, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
 import { sendRequest } from '../../helpers/server.js';
 import { CLIENT_SETTINGS } from '../../helpers/process.js';
 
@@ -249,6 +249,30 @@ for (const kind of ['nginx', 'caddy'] as const) {
         }
       });
     }
+  });
+}
+
+for (const kind of ['nginx', 'caddy'] as const) {
+  describe(`gatehouse doctor on the deploy/ snippets as shipped, through ${kind}`, () => {
+    before(() => assertBuilt());
+
+    it('passes every check on the app for any signed-in user, and names the 403 on the group app the account is not in', async () => {
+      const stack = await startStack({ proxy: kind, recipe: 'app' });
+      try {
+        const admin = await sendRequest(stack.gatehouse.port, { method: 'POST', path: '/api/auth/register', body: { username: 'admin', password: 'admin-password-1', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
+        assert.equal(admin.status, 200, admin.text);
+        const created = await sendRequest(stack.gatehouse.port, { method: 'POST', path: '/api/auth/users', token: admin.cookieToken ?? '', body: { username: 'doctor user', password: 'doctor-password-1', level: 'USER' } });
+        assert.equal(created.status, 200, created.text);
+        const site = { gatehouse: stack.gatehouse, proxy: stack.proxy, upstream: stack.upstream, username: 'doctor user', password: 'doctor-password-1' };
+        assertOnlyFailed(await runDoctor(`${stack.proxy.origin}/reports/2026?x=1`, site), [], site);
+        // The second app (members of "family" only) by its host name, sent to the same proxy.
+        const photos = await runDoctor(`http://${SECOND_APP_HOST}:${stack.proxy.port}/`, site, ['--connect', `127.0.0.1:${stack.proxy.port}`]);
+        assertOnlyFailed(photos, ['signed in', 'long URL'], site);
+        assert.match(photos.stdout, /^FAIL +signed in: signed in as doctor user, the gate answers 403/m);
+      } finally {
+        await stack.stop();
+      }
+    });
   });
 }
 
