@@ -27,6 +27,12 @@ export interface Config {
   /** The session cookie's Domain attribute; undefined means a host-only cookie. */
   readonly cookieDomain: string | undefined;
   readonly revokeOnLogout: boolean;
+  /** `--require-mfa`: every forward check needs a two-factor session, as if its URL said `mfa=1`. */
+  readonly requireMfa: boolean;
+  /** `--require-mfa-for-admins`: an administrator's session without two factors counts as none, except on the caller's own account API. */
+  readonly requireMfaForAdmins: boolean;
+  /** The key TOTP seeds are sealed with: this file, else `seal.key` in the data directory. */
+  readonly sealKeyFile: string | undefined;
   readonly maxRevokedTokens: number;
   readonly tokenTtlSeconds: number;
   readonly pollIntervalMs: number;
@@ -75,6 +81,9 @@ export const SETTINGS: readonly SettingSpec[] = [
   { flag: 'allowed-redirect-hosts', env: 'GATEHOUSE_ALLOWED_REDIRECT_HOSTS', kind: 'list', help: 'comma-separated host names the login page may return to besides its own origin', fallback: '' },
   { flag: 'cookie-domain', env: 'GATEHOUSE_COOKIE_DOMAIN', kind: 'string', help: 'Domain of the session cookie, to share one session with sub-domains (default: host-only)', fallback: '' },
   { flag: 'revoke-on-logout', env: 'GATEHOUSE_REVOKE_ON_LOGOUT', kind: 'boolean', help: 'logout also refuses the token it cleared until it expires', fallback: 'false' },
+  { flag: 'require-mfa', env: 'GATEHOUSE_REQUIRE_MFA', kind: 'boolean', help: 'every forward check needs two factors (password and code, or a verified passkey), as if its URL said mfa=1', fallback: 'false' },
+  { flag: 'require-mfa-for-admins', env: 'GATEHOUSE_REQUIRE_MFA_FOR_ADMINS', kind: 'boolean', help: "administrators' sessions need two factors everywhere but their own account page", fallback: 'false' },
+  { flag: 'seal-key-file', env: 'GATEHOUSE_SEAL_KEY_FILE', kind: 'string', help: 'the key TOTP seeds are sealed with (default: seal.key in the data directory)', fallback: '' },
   { flag: 'max-revoked-tokens', env: 'GATEHOUSE_MAX_REVOKED_TOKENS', kind: 'integer', help: 'cap on remembered revoked tokens', fallback: '10000' },
   { flag: 'poll-interval', env: 'GATEHOUSE_POLL_INTERVAL', kind: 'integer', help: 'configs.pollInterval sent to clients, in milliseconds', fallback: '2000' },
   { flag: 'max-body-bytes', env: 'GATEHOUSE_MAX_BODY_BYTES', kind: 'integer', help: 'largest accepted request body', fallback: '65536' },
@@ -178,6 +187,9 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     allowedRedirectHosts,
     cookieDomain: cookieDomainText === '' ? undefined : cookieDomainText,
     revokeOnLogout: boolean('GATEHOUSE_REVOKE_ON_LOGOUT'),
+    requireMfa: boolean('GATEHOUSE_REQUIRE_MFA'),
+    requireMfaForAdmins: boolean('GATEHOUSE_REQUIRE_MFA_FOR_ADMINS'),
+    sealKeyFile: text('GATEHOUSE_SEAL_KEY_FILE') === '' ? undefined : resolve(text('GATEHOUSE_SEAL_KEY_FILE')),
     maxRevokedTokens: integer('GATEHOUSE_MAX_REVOKED_TOKENS', 1, 10_000_000),
     tokenTtlSeconds: TOKEN_TTL_SECONDS,
     pollIntervalMs: integer('GATEHOUSE_POLL_INTERVAL', 100, 86_400_000),

@@ -81,6 +81,56 @@ export class InvalidCredentials extends Refusal {
   }
 }
 
+/**
+ * The password was right, but the account has TOTP and no code came (INTERFACE.md "Signing in").
+ * Flood's login screen shows this message, so it says where a code can be given.
+ */
+export class SecondFactorRequired extends Refusal {
+  readonly code = 'SECOND_FACTOR_REQUIRED';
+  constructor() {
+    super('This account signs in in two steps: use the Gatehouse sign-in page and enter the code from your authenticator app.');
+  }
+}
+
+/** The password was right, the code was not (wrong, outside the skew, already used). */
+export class InvalidSecondFactor extends Refusal {
+  readonly code = 'INVALID_SECOND_FACTOR';
+  constructor() {
+    super('The code is incorrect or was already used.');
+  }
+}
+
+/** The caller's own account: the current password given to confirm a change is wrong. */
+export class WrongPassword extends Refusal {
+  readonly code = 'WRONG_PASSWORD';
+  constructor() {
+    super('The current password is incorrect.');
+  }
+}
+
+/** Confirming TOTP set-up with a code the new authenticator did not show. */
+export class WrongCode extends Refusal {
+  readonly code = 'WRONG_CODE';
+  constructor() {
+    super('The code does not match; check the time on the device and try the next one.');
+  }
+}
+
+export class TotpAlreadyEnabled extends Refusal {
+  readonly code = 'TOTP_ALREADY_ENABLED';
+  constructor() {
+    super('TOTP is already set up for this account; remove it first to set up a new authenticator.');
+  }
+}
+
+/** Confirm without a set-up in progress (none begun, expired, or the account changed meanwhile). */
+export class TotpNotPending extends Refusal {
+  readonly code = 'TOTP_NOT_PENDING';
+  constructor() {
+    super('No TOTP set-up is in progress (it lasts 10 minutes); start again.');
+  }
+}
+
 export class NotAdministrator extends Refusal {
   readonly code = 'NOT_ADMINISTRATOR';
   constructor() {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createTokenCodec } from './auth/jwt.js';
@@ -7,11 +8,14 @@ import { createLoginThrottle } from './auth/login-throttle.js';
 import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
 import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, readSecretFile, secretFromEnvironment } from './auth/secret.js';
+import { createSealer, loadOrCreateSealKey, readSealKeyFile, SEAL_KEY_FILE, SealKeyInvalid } from './auth/seal.js';
 import { createSessionAuthenticator } from './auth/session.js';
 import { createMachineTokenVerifier } from './auth/machine-tokens.js';
+import { createTotpAccounts } from './auth/totp-account.js';
 import type { Config } from './config.js';
 import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
+import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { buildForbiddenPage } from './routes/forbidden-page.js';
 import { forwardRoutes } from './routes/forward.js';
@@ -22,6 +26,7 @@ import { passkeyRoutes } from './routes/passkeys.js';
 import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
+import { createSessionCookies } from './routes/session-cookie.js';
 import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
 import { accountPageRoutes, buildAccountPage } from './pages/account.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
@@ -98,13 +103,23 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     void lock.lost.then(() => {
       isStopping = true;
     });
-    const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
+    const sealer = createSealer(await sealKeyOf(config, fs, store));
+    let isUnreadableSeedLogged = false;
+    const totp = createTotpAccounts(sealer, () => {
+      if (isUnreadableSeedLogged) return;
+      isUnreadableSeedLogged = true;
+      logger.error('a TOTP seed in the users file cannot be opened with the seal key, so that account cannot sign in with a code; restore the seal key it was made with (or the account can use a recovery code, or an administrator can reset its TOTP)');
+    });
+    const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000), requireTwoFactorForAdministrators: config.requireMfaForAdmins });
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
+    const throttle = createLoginThrottle(config.throttle);
+    const cookies = createSessionCookies({ config, codec, proxyTrust, now });
     const app = createApp({
       apiRoutes: [
-        ...authRoutes({ config, store, codec, session, hasher, throttle: createLoginThrottle(config.throttle), revocations, logger, proxyTrust, now, offlineInstruction }),
+        ...authRoutes({ config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, now, offlineInstruction }),
+        ...accountRoutes({ config, store, session, hasher, throttle, revocations, totp, cookies, logger, now }),
         ...machineTokenRoutes({ store, session, revocations, logger, maxBodyBytes: config.maxBodyBytes, now }),
-        ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64) }),
+        ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64), requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
         ...accountPageRoutes(buildAccountPage(sha256Base64)),
         ...probeRoutes(),
@@ -181,6 +196,27 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * The key TOTP seeds are sealed with: `--seal-key-file`, else the data directory's seal.key,
+ * made on first start. A missing seal.key is made anew only while no account has TOTP: with
+ * seeds sealed under a lost key, start-up stops and says so rather than lock everyone out quietly.
+ */
+async function sealKeyOf(config: Config, fs: StoreFileSystem, store: UserStore): Promise<Buffer> {
+  if (config.sealKeyFile !== undefined) return readSealKeyFile(config.sealKeyFile);
+  const hasSealedSeeds = [...store.list()].some((user) => user.totp !== undefined);
+  if (hasSealedSeeds) {
+    try {
+      await fs.readFile(join(config.dataDir, SEAL_KEY_FILE));
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') {
+        throw new SealKeyInvalid(`${join(config.dataDir, SEAL_KEY_FILE)} is missing, but accounts have TOTP sealed with it: restore it from a backup (or name it with --seal-key-file). Without it no enrolled authenticator works.`);
+      }
+      throw error;
+    }
+  }
+  return loadOrCreateSealKey(fs, config.dataDir);
 }
 
 function sha256Base64(text: string): string {

@@ -1,6 +1,7 @@
 import { AuthRequired, NotAdministrator } from '../errors.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import { isAdministrator } from '../validate/level.js';
+import { isTwoFactor } from './amr.js';
 import type { SessionClaims, TokenCodec } from './jwt.js';
 import type { RevocationList } from './revocations.js';
 
@@ -24,6 +25,14 @@ export interface SessionAuthenticator {
   authenticate(credentials: Credentials): Caller;
   /** Like authenticate, and throws NotAdministrator for any other level. */
   requireAdministrator(credentials: Credentials): Caller;
+  /**
+   * Like authenticate, but an administrator's one-factor session passes even when two factors
+   * are required for administrators: the caller's own account API (where a second factor is set
+   * up), logout, and the gate (which answers with a hint of its own) use it.
+   */
+  authenticateAnyFactor(credentials: Credentials): Caller;
+  /** check, without the administrators' two-factor rule (see authenticateAnyFactor). Never throws. */
+  checkAnyFactor(credentials: Credentials): Caller | { readonly refused: string };
 }
 
 /**
@@ -48,8 +57,11 @@ export function createSessionAuthenticator(deps: {
   store: UserStore;
   revocations: RevocationList | undefined;
   nowSeconds: () => number;
+  /** `--require-mfa-for-admins`: an administrator's session without two factors counts as none. */
+  requireTwoFactorForAdministrators?: boolean;
 }): SessionAuthenticator {
-  const check = (credentials: Credentials): Caller | { readonly refused: string } => {
+  const isAdministratorRuleOn = deps.requireTwoFactorForAdministrators === true;
+  const checkAnyFactor = (credentials: Credentials): Caller | { readonly refused: string } => {
     // Spec section 5.2: the cookie wins; the query token is not even looked at then.
     const token = credentials.cookieToken ?? credentials.queryToken;
     if (token === undefined) return { refused: 'no token' };
@@ -62,6 +74,12 @@ export function createSessionAuthenticator(deps: {
     return problem === undefined ? { user, token, claims } : { refused: problem };
   };
 
+  const check = (credentials: Credentials): Caller | { readonly refused: string } => {
+    const result = checkAnyFactor(credentials);
+    if (!isAdministratorRuleOn || 'refused' in result || !isAdministrator(result.user.level) || isTwoFactor(result.claims.amr)) return result;
+    return { refused: 'administrator without a second factor' };
+  };
+
   const authenticate = (credentials: Credentials): Caller => {
     const result = check(credentials);
     // No cause: a 401 is never logged, so a TokenInvalid per refusal would be built for nobody.
@@ -71,6 +89,12 @@ export function createSessionAuthenticator(deps: {
 
   return {
     check,
+    checkAnyFactor,
+    authenticateAnyFactor(credentials) {
+      const result = checkAnyFactor(credentials);
+      if ('refused' in result) throw new AuthRequired();
+      return result;
+    },
     authenticate,
     requireAdministrator(credentials) {
       const caller = authenticate(credentials);

@@ -29,6 +29,12 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   AUTH_REQUIRED: 401,
   AUTH_TOKEN_INVALID: 401, // thrown by TokenCodec.verify; routes use AuthRequired
   INVALID_CREDENTIALS: 401,
+  SECOND_FACTOR_REQUIRED: 401, // INTERFACE.md "Signing in"
+  INVALID_SECOND_FACTOR: 401, // INTERFACE.md "Signing in": a replayed code is a 401
+  WRONG_PASSWORD: 403, // INTERFACE.md "The caller's own account": the session is fine, the password is not
+  WRONG_CODE: 403,
+  TOTP_ALREADY_ENABLED: 409,
+  TOTP_NOT_PENDING: 409,
   NOT_ADMINISTRATOR: 403,
   PROXY_REQUIRED: 403,
   UNKNOWN_LEVEL: 403, // fail closed: the gate cannot know which level was meant

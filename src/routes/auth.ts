@@ -1,19 +1,22 @@
-import { PASSWORD_ONLY, type Amr } from '../auth/amr.js';
+import { PASSWORD_AND_CODE } from '../auth/amr.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenCodec } from '../auth/jwt.js';
 import type { RevocationList } from '../auth/revocations.js';
 import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
-import { newSessionKey, newTokenId } from '../auth/session-key.js';
+import { newSessionKey } from '../auth/session-key.js';
+import type { TotpAccounts } from '../auth/totp-account.js';
 import type { Config } from '../config.js';
 import {
   AuthRequired,
   HostNotAllowed,
   InvalidCredentials,
+  InvalidSecondFactor,
   InvalidPathParameter,
   NotAdministrator,
   ProxyRequired,
+  SecondFactorRequired,
   TooManyAttempts,
   UserNotFound,
   ValidationFailed,
@@ -23,7 +26,6 @@ import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
 import { toPublicError } from '../http/errors.js';
 import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { networkKeyOf } from '../http/network-key.js';
-import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
@@ -33,6 +35,7 @@ import { checkAuthenticateBody, checkPathUsername, createUserBodyChecker, regist
 import type { Checker } from '../validate/check.js';
 import { isAdministrator } from '../validate/level.js';
 import type { RequestContext, Route } from './context.js';
+import { createSessionCookies } from './session-cookie.js';
 
 export interface AuthRouteDeps {
   readonly config: Config;
@@ -44,6 +47,7 @@ export interface AuthRouteDeps {
   readonly revocations: RevocationList | undefined;
   readonly logger: Logger;
   readonly proxyTrust: ProxyTrust;
+  readonly totp: TotpAccounts;
   /** Milliseconds since the epoch. */
   readonly now: () => number;
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
@@ -104,18 +108,9 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   // The refusals of GET /users (what a scanner gets) are answered, not thrown: no unwinding, no lookup.
   const authRequired = toPublicError(new AuthRequired()).prepared;
   const notAdministrator = toPublicError(new NotAdministrator()).prepared;
-  const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
+  const cookies = createSessionCookies(deps);
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
-  // Secure when configured, or when a trusted proxy says the client came over HTTPS.
-  const isSecureCookie = (ctx: RequestContext): boolean => config.secureCookie || deps.proxyTrust.isForwardedHttps(ctx.req);
-
-  const sessionCookieFor = (ctx: RequestContext, user: StoredUser, amr: Amr = PASSWORD_ONLY): string => {
-    const iat = nowSeconds();
-    // jti makes every token unique, so two logins in one second never share a token (and
-    // revoking one on logout cannot end the other).
-    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey, jti: newTokenId(), amr });
-    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain });
-  };
+  const sessionCookieFor = cookies.issue;
 
   if (config.authMethod === 'none') {
     // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
@@ -139,7 +134,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       } },
       { method: 'GET', path: '/api/auth/logout', body: 'none', handler: (ctx) => {
         guard(ctx);
-        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain }) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
       } },
     ];
   }
@@ -172,9 +167,42 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           logger.warn('login failed', { event: 'login_failed', address: ctx.address, username: body.username });
           throw new InvalidCredentials();
         }
+        if (current.totp === undefined) {
+          throttle.recordSuccess(body.username, addressKey);
+          logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: current.username });
+          sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': sessionCookieFor(ctx, current) });
+          return;
+        }
+        // INTERFACE.md "Signing in": the password was right, and the account asks for a code.
+        if (body.code === undefined) {
+          // Not a guess, so not a failure; but not a success either, which would clear the
+          // username's failed codes and let a holder of the password guess codes without end.
+          throttle.cancelAttempt(body.username, addressKey);
+          throw new SecondFactorRequired();
+        }
+        const use = deps.totp.judge(current.totp, body.code, deps.now());
+        // A code judged good is spent inside the store change, against the account as it is
+        // then: of two requests with the same code, one signs in.
+        const signedIn =
+          use === undefined
+            ? undefined
+            : await store.change((view) => {
+                const latest = view.get(current.username);
+                if (latest?.totp === undefined || latest.passwordHash !== current.passwordHash) return undefined;
+                const spent = deps.totp.spend(latest.totp, use);
+                if (spent === undefined) return undefined;
+                const updated: StoredUser = { ...latest, totp: spent };
+                view.set(updated);
+                return updated;
+              });
+        if (signedIn === undefined) {
+          // The attempt stays counted: failed codes feed the throttle like wrong passwords.
+          logger.warn('login failed: wrong second factor', { event: 'login_failed', address: ctx.address, username: body.username });
+          throw new InvalidSecondFactor();
+        }
         throttle.recordSuccess(body.username, addressKey);
-        logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: current.username });
-        sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': sessionCookieFor(ctx, current) });
+        logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: signedIn.username, secondFactor: use !== undefined && 'step' in use ? 'totp' : 'recovery code' });
+        sendJson(ctx.res, 200, { success: true, username: signedIn.username, level: signedIn.level }, { 'set-cookie': sessionCookieFor(ctx, signedIn, PASSWORD_AND_CODE) });
       },
     },
     {
@@ -241,9 +269,9 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       path: '/api/auth/logout',
       body: 'none',
       async handler(ctx) {
-        const caller = session.authenticate(ctx.credentials);
+        const caller = session.authenticateAnyFactor(ctx.credentials);
         if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, nowSeconds());
-        sendJson(ctx.res, 200, {}, { 'set-cookie': clearedSessionCookie({ path: cookiePath, isSecure: isSecureCookie(ctx), domain: config.cookieDomain }) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
       },
     },
     {

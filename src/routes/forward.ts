@@ -1,8 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isTwoFactor } from '../auth/amr.js';
 import type { MachineTokenVerifier } from '../auth/machine-tokens.js';
 import type { Credentials, SessionAuthenticator } from '../auth/session.js';
-import { AuthRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel } from '../errors.js';
-import { toPublicError } from '../http/errors.js';
+import { AuthRequired, SecondFactorRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel } from '../errors.js';
+import { toPublicError, type PublicError } from '../http/errors.js';
 import { isVisibleAscii, percentEncodeHeaderValue } from '../http/header-value.js';
 import { parseQuery } from '../http/query.js';
 import { prepareAnswer, sendPrepared, sendRawJson, sendStatic, type PreparedAnswer } from '../http/respond.js';
@@ -22,6 +23,10 @@ export interface ForwardRouteDeps {
   readonly logger: Logger;
   /** Machine tokens in Authorization (Bearer, or Basic with a token as password); none pass without it. */
   readonly machineTokens?: MachineTokenVerifier;
+  /** `--require-mfa`: every check needs a two-factor session, as if the URL said `mfa=1`. */
+  readonly requireMfa?: boolean;
+  /** `--require-mfa-for-admins`: an administrator's session needs two factors. */
+  readonly requireMfaForAdmins?: boolean;
   /** Milliseconds since the epoch (the pace of the redirect-loop warning); Date.now when absent. */
   readonly now?: () => number;
   /** The 403 page for a browser (Accept: text/html); without it every 403 is JSON. */
@@ -57,6 +62,7 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const basicChallenge = prepareAnswer(401, unauthenticated.json, { 'www-authenticate': 'Basic realm="Gatehouse"' });
   const invalidGroupFilter = toPublicError(new InvalidGroupFilter()).prepared;
   const stopping = toPublicError(new ServiceStopping()).prepared;
+  const secondFactorRequired = toPublicError(new SecondFactorRequired());
   // Stored users are immutable and replaced on change: the answer with the encoded headers hangs off the record.
   const allowedAnswers = new WeakMap<StoredUser, PreparedAnswer>();
   // Each distinct unknown level is logged once, a bounded number of them: the endpoint is public,
@@ -126,17 +132,19 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
         }
         // A machine token in Authorization is judged alone: the header is meant for Gatehouse.
         // Any other Authorization (an app's own Basic or Bearer) leaves the session to be judged.
+        // A session is checked without the administrators' two-factor rule: it is judged below,
+        // where the answer can say why.
         const machine = deps.machineTokens?.check(req.headers.authorization);
-        const caller = machine ?? session.check(credentialsOf(ctx.credentials, req.headers));
-        if ('refused' in caller) {
+        const caller = machine ?? session.checkAnyFactor(credentialsOf(ctx.credentials, req.headers));
+        const refuse = (answer: PublicError, hint: string | undefined): void => {
           if (ctx.query['basic'] === '1') {
             sendPrepared(res, basicChallenge);
             return;
           }
           const login = ctx.query['login'];
-          const location = login === undefined ? undefined : loginLocation(login, req.headers, allowedRedirectHosts);
+          const location = login === undefined ? undefined : loginLocation(login, req.headers, allowedRedirectHosts, hint);
           if (location === undefined) {
-            sendPrepared(res, unauthenticated.prepared);
+            sendPrepared(res, answer.prepared);
           } else if (login !== undefined && isLoginPageRequest(login, req.headers)) {
             // The login page itself reached the gate: a redirect there would come back here, again
             // and again, each time with a longer `rd`, until the browser gives up.
@@ -144,10 +152,23 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
               loopWarnedAt = now();
               logger.warn('the login page is behind the gate, so sending a browser there would loop; answered 401 instead. Route the login page (and {base}/api/auth/) to Gatehouse without forward auth', { login: login.slice(0, 256) });
             }
-            sendPrepared(res, unauthenticated.prepared);
+            sendPrepared(res, answer.prepared);
           } else {
-            sendRawJson(res, 302, unauthenticated.json, { location });
+            sendRawJson(res, 302, answer.json, { location });
           }
+        };
+        if ('refused' in caller) {
+          refuse(unauthenticated, undefined);
+          return;
+        }
+        // INTERFACE.md "The gate", `mfa=1`: a session without two factors counts as none. The login
+        // page learns from `mfa=` whether to ask for the code (`code`) or to tell the user to set a
+        // second factor up on the account page first (`setup`).
+        // A machine token has no second factor: it passes only where the forward URL also says `tokens=1`.
+        const isTwoFactorSession = 'claims' in caller ? isTwoFactor(caller.claims.amr) : ctx.query['tokens'] === '1';
+        if (!isTwoFactorSession && isTwoFactorAsked(ctx.query['mfa'], deps, caller.user)) {
+          if ('claims' in caller) refuse(secondFactorRequired, hasSecondFactor(caller.user) ? 'code' : 'setup');
+          else sendPrepared(res, ctx.query['basic'] === '1' ? basicChallenge : secondFactorRequired.prepared);
           return;
         }
         const { user } = caller;
@@ -173,6 +194,18 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
       },
     },
   ];
+}
+
+/** Two factors are asked for: by the forward URL (`mfa=` anything but 0 or false: a typo fails closed), or by the operator. */
+function isTwoFactorAsked(mfa: string | undefined, deps: ForwardRouteDeps, user: StoredUser): boolean {
+  if (mfa !== undefined && mfa !== '0' && mfa !== 'false') return true;
+  return deps.requireMfa === true || (deps.requireMfaForAdmins === true && isAdministrator(user.level));
+}
+
+/** The account has a second factor in force; read by name so passkeys count once they are stored. */
+function hasSecondFactor(user: StoredUser): boolean {
+  const passkeys = (user as unknown as Readonly<Record<string, unknown>>)['passkeys'];
+  return user.totp !== undefined || (Array.isArray(passkeys) && passkeys.length > 0);
 }
 
 function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
@@ -232,12 +265,13 @@ function tokenOfUri(uri: string | string[] | undefined): string | undefined {
  * original URL. Undefined, so the answer stays 401, unless `login` is a path on this site or an
  * http(s) URL on an allowed host, and the original request accepts HTML.
  */
-function loginLocation(login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
+function loginLocation(login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[], mfaHint: string | undefined): string | undefined {
   if (headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
+  const target = mfaHint === undefined ? login : `${login}${login.includes('?') ? '&' : '?'}mfa=${mfaHint}`;
   const original = originalUrlOf(headers);
   const rd = original === undefined ? '' : encodeURIComponent(original);
-  if (rd === '' || rd.length > MAX_RD_LENGTH) return login;
-  return `${login}${login.includes('?') ? '&' : '?'}rd=${rd}`;
+  if (rd === '' || rd.length > MAX_RD_LENGTH) return target;
+  return `${target}${target.includes('?') ? '&' : '?'}rd=${rd}`;
 }
 
 /**

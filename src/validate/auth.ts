@@ -30,7 +30,9 @@ export function passwordChecker(minLength: number): Checker<string> {
 }
 
 /** Login: any stored password was valid when set, so only the absolute bounds apply here. */
-export const checkAuthenticateBody = objectOf({ username: checkUsername, password: passwordChecker(1) });
+// `code`: a TOTP or recovery code, for an account with TOTP (INTERFACE.md "Signing in"); any
+// longer text cannot be one of them.
+export const checkAuthenticateBody = objectOf({ username: checkUsername, password: passwordChecker(1), code: optional(stringOf({ minLength: 1, maxLength: 64 })) });
 export type AuthenticateBody = CheckedType<typeof checkAuthenticateBody>;
 
 /** The fields a register body must have and an update body may have. */

@@ -38,6 +38,12 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   ProxyRequired: () => new errors.ProxyRequired(),
   HostNotAllowed: () => new errors.HostNotAllowed('stop the service, then run: gatehouse users add admin --level ADMINISTRATOR'),
   TokenInvalid: () => new errors.TokenInvalid('expired'),
+  SecondFactorRequired: () => new errors.SecondFactorRequired(),
+  InvalidSecondFactor: () => new errors.InvalidSecondFactor(),
+  WrongPassword: () => new errors.WrongPassword(),
+  WrongCode: () => new errors.WrongCode(),
+  TotpAlreadyEnabled: () => new errors.TotpAlreadyEnabled(),
+  TotpNotPending: () => new errors.TotpNotPending(),
 };
 
 // The errors an operator must see: logged, with their stack.

@@ -16,7 +16,9 @@ interface Answer {
 function answer(options: { isStopping: boolean; headers?: Record<string, string>; query?: Record<string, string> }): Answer {
   const session: SessionAuthenticator = {
     check: () => ({ refused: 'no token' }),
+    checkAnyFactor: () => ({ refused: 'no token' }),
     authenticate: () => assert.fail('not used'),
+    authenticateAnyFactor: () => assert.fail('not used'),
     requireAdministrator: () => assert.fail('not used'),
   };
   const sink = { write: () => true };

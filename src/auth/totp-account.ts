@@ -1,0 +1,99 @@
+import { encodeBase32 } from './base32.js';
+import type { Sealer } from './seal.js';
+import { findRecoveryDigest, matchTotpStep, newRecoveryCodes, newTotpSeed, otpauthUri, recoveryDigest, isTotpCodeShape } from './totp.js';
+import { TotpNotPending, WrongCode } from '../errors.js';
+import type { StoredTotp, StoredUser } from '../store/users.js';
+
+/** What a code that signs in changes: the step it used, or the recovery code it spends. */
+export type TotpUse = { readonly step: number } | { readonly recoveryDigest: string };
+
+export interface TotpEnrolment {
+  /** The seed as base32, for typing into an app. */
+  readonly secret: string;
+  readonly uri: string;
+}
+
+export interface TotpAccounts {
+  /** What `code` would use of this account's TOTP at `nowMs`, or undefined when it does not sign in. */
+  judge(totp: StoredTotp, code: string, nowMs: number): TotpUse | undefined;
+  /** `totp` with `use` spent, or undefined when it was spent meanwhile (a replay that raced). Run inside a store change. */
+  spend(totp: StoredTotp, use: TotpUse): StoredTotp | undefined;
+  /** Starts (or restarts) a set-up for `user`: held in memory, for 10 minutes, until confirmed. */
+  begin(user: StoredUser, nowMs: number): TotpEnrolment;
+  /**
+   * The TOTP to store once `code` proves the app holds the pending seed, and the recovery codes to
+   * show once. Throws TotpNotPending (none, expired, or the account's credentials changed since) or WrongCode.
+   */
+  confirm(user: StoredUser, code: string, nowMs: number): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] };
+  /** Forgets a pending set-up (it was confirmed, or the account changed). */
+  forget(username: string): void;
+}
+
+const PENDING_MS = 10 * 60 * 1000;
+// One pending set-up per account; the map is swept of expired ones when it grows past this.
+const SWEEP_AT = 1000;
+const ISSUER = 'Gatehouse';
+
+interface Pending {
+  readonly seed: Buffer;
+  readonly sessionKey: string;
+  readonly expiresAtMs: number;
+}
+
+/**
+ * TOTP for accounts (INTERFACE.md "Signing in", "The caller's own account"). Pending set-ups
+ * live in memory only: a restart just means starting the set-up again, and nothing unconfirmed
+ * ever reaches the users file. `onUnreadableSeed` hears of a sealed seed the key cannot open.
+ */
+export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void): TotpAccounts {
+  const pending = new Map<string, Pending>();
+
+  const sweep = (nowMs: number): void => {
+    for (const [name, entry] of pending) if (entry.expiresAtMs <= nowMs) pending.delete(name);
+  };
+
+  return {
+    judge(totp, code, nowMs) {
+      if (isTotpCodeShape(code)) {
+        const seed = sealer.open(totp.sealedSeed);
+        if (seed === undefined) {
+          onUnreadableSeed();
+          return undefined;
+        }
+        const step = matchTotpStep(seed, code, nowMs, totp.lastUsedStep);
+        seed.fill(0);
+        return step === undefined ? undefined : { step };
+      }
+      const digest = recoveryDigest(code);
+      if (digest === undefined || findRecoveryDigest(totp.recoveryDigests, digest) < 0) return undefined;
+      return { recoveryDigest: digest };
+    },
+    spend(totp, use) {
+      if ('step' in use) return use.step > totp.lastUsedStep ? { ...totp, lastUsedStep: use.step } : undefined;
+      const index = findRecoveryDigest(totp.recoveryDigests, use.recoveryDigest);
+      if (index < 0) return undefined;
+      return { ...totp, recoveryDigests: totp.recoveryDigests.filter((_, i) => i !== index) };
+    },
+    begin(user, nowMs) {
+      if (pending.size >= SWEEP_AT) sweep(nowMs);
+      const seed = newTotpSeed();
+      pending.set(user.username, { seed, sessionKey: user.sessionKey, expiresAtMs: nowMs + PENDING_MS });
+      return { secret: encodeBase32(seed), uri: otpauthUri(ISSUER, user.username, seed) };
+    },
+    confirm(user, code, nowMs) {
+      const entry = pending.get(user.username);
+      if (entry === undefined || entry.expiresAtMs <= nowMs || entry.sessionKey !== user.sessionKey) {
+        pending.delete(user.username);
+        throw new TotpNotPending();
+      }
+      const step = matchTotpStep(entry.seed, code, nowMs, -1);
+      if (step === undefined) throw new WrongCode();
+      const { codes, digests } = newRecoveryCodes();
+      return { totp: { sealedSeed: sealer.seal(entry.seed), lastUsedStep: step, recoveryDigests: digests }, recoveryCodes: codes };
+    },
+    forget(username) {
+      pending.get(username)?.seed.fill(0);
+      pending.delete(username);
+    },
+  };
+}

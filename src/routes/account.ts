@@ -1,0 +1,221 @@
+import { PASSWORD_ONLY, type Amr, type AmrValue } from '../auth/amr.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { RevocationList } from '../auth/revocations.js';
+import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { newSessionKey } from '../auth/session-key.js';
+import type { TotpAccounts } from '../auth/totp-account.js';
+import type { Config } from '../config.js';
+import { AuthRequired, TooManyAttempts, TotpAlreadyEnabled, ValidationFailed, WrongPassword } from '../errors.js';
+import { readJsonBody } from '../http/body.js';
+import { throttleKeyOf } from '../http/client-address.js';
+import { sendJson } from '../http/respond.js';
+import type { Logger } from '../log/logger.js';
+import { changeUser } from '../store/account-rules.js';
+import type { StoredUser, UserStore, UserView } from '../store/users.js';
+import { passwordChecker } from '../validate/auth.js';
+import { objectOf, stringOf, type Checker } from '../validate/check.js';
+import type { Route } from './context.js';
+import type { SessionCookies } from './session-cookie.js';
+import { renderQrSvg } from '../qr/svg.js';
+
+export interface AccountRouteDeps {
+  readonly config: Config;
+  readonly store: UserStore;
+  readonly session: SessionAuthenticator;
+  readonly hasher: PasswordHasher;
+  readonly throttle: LoginThrottle;
+  readonly revocations: RevocationList | undefined;
+  readonly totp: TotpAccounts;
+  readonly cookies: SessionCookies;
+  readonly logger: Logger;
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+}
+
+function checked<T>(check: Checker<T>, input: unknown): T {
+  const result = check(input, '');
+  if (!result.ok) throw new ValidationFailed(result.problems);
+  return result.value;
+}
+
+const checkPasswordBody = objectOf({ password: passwordChecker(1) });
+const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
+
+/** The account as it is inside a store change, if the caller's session still holds for it; else AuthRequired. */
+function currentAccount(view: UserView, caller: Caller, revocations: RevocationList | undefined): StoredUser {
+  const user = view.get(caller.user.username);
+  if (user === undefined || sessionProblem(user, caller.token, caller.claims, revocations) !== undefined) throw new AuthRequired();
+  return user;
+}
+
+/** `user` with a new session key: every token issued before stops working (SECURITY.md "Two-step sign-in"). */
+function withNewSessions(user: StoredUser, nowSeconds: number): StoredUser {
+  return { ...user, sessionKey: newSessionKey(), credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt) };
+}
+
+function amrWith(amr: Amr | undefined, value: AmrValue): Amr {
+  const base = amr ?? PASSWORD_ONLY;
+  return base.includes(value) ? base : Object.freeze([...base, value]);
+}
+
+function amrWithout(amr: Amr | undefined, value: AmrValue): Amr {
+  const rest = (amr ?? PASSWORD_ONLY).filter((item) => item !== value);
+  return rest.length === 0 ? PASSWORD_ONLY : Object.freeze(rest);
+}
+
+/**
+ * The caller's own account (INTERFACE.md "The caller's own account"): any valid session of the
+ * account, never a machine token, and open to an administrator's one-factor session even when
+ * administrators need two factors (this is where they set one up).
+ */
+export function accountRoutes(deps: AccountRouteDeps): Route[] {
+  const { config, store, session, hasher, throttle, logger, cookies } = deps;
+  const newPasswordBody = objectOf({ password: passwordChecker(1), newPassword: passwordChecker(config.minPasswordLength) });
+  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+
+  /**
+   * Checks the caller's current password, under the login throttle (a stolen session must not
+   * become a way to guess the password): 429 when throttled, 403 WrongPassword when wrong.
+   */
+  const confirmPassword = async (caller: Caller, password: string, address: string, isAbandoned: () => boolean): Promise<void> => {
+    const username = caller.user.username;
+    const client = throttleKeyOf(address);
+    const wait = throttle.beginAttempt(username, client, deps.now());
+    if (wait > 0) throw new TooManyAttempts(wait);
+    let matches: boolean;
+    try {
+      matches = await hasher.verify(password, caller.user.passwordHash, { client: `,account:${username}`, network: `,account:${username}`, isUncapped: true }, isAbandoned);
+    } catch (error) {
+      throttle.cancelAttempt(username, client);
+      throw error;
+    }
+    if (!matches) {
+      logger.warn('wrong current password on the account page', { event: 'login_failed', address, username });
+      throw new WrongPassword();
+    }
+    // Uncount this attempt only: earlier failures (guessed codes among them) stay counted.
+    throttle.cancelAttempt(username, client);
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/auth/account',
+      body: 'none',
+      handler(ctx) {
+        const { user } = session.authenticateAnyFactor(ctx.credentials);
+        sendJson(ctx.res, 200, {
+          username: user.username,
+          level: user.level,
+          groups: user.groups ?? [],
+          totp: user.totp !== undefined,
+          passkeys: [],
+          tokens: [],
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/account/password',
+      body: 'json',
+      async handler(ctx) {
+        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const body = checked(newPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
+        await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
+        const passwordHash = await hasher.hash(body.newPassword, { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true });
+        const updated = await store.change((view) => {
+          const user = currentAccount(view, caller, deps.revocations);
+          // A password change is a credential change: changeUser gives the account a new session key.
+          changeUser(view, user.username, { passwordHash }, nowSeconds());
+          return view.get(user.username);
+        });
+        if (updated === undefined) throw new AuthRequired();
+        deps.totp.forget(updated.username);
+        logger.info('password changed by its owner', { event: 'password_changed', address: ctx.address, username: updated.username });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, caller.claims.amr ?? PASSWORD_ONLY) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/account/totp',
+      body: 'json',
+      async handler(ctx) {
+        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
+        await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
+        const user = store.find(caller.user.username);
+        if (user === undefined || sessionProblem(user, caller.token, caller.claims, deps.revocations) !== undefined) throw new AuthRequired();
+        if (user.totp !== undefined) throw new TotpAlreadyEnabled();
+        const { secret, uri } = deps.totp.begin(user, deps.now());
+        // no-store: the answer holds the seed.
+        sendJson(ctx.res, 200, { secret, uri, qr: renderQrSvg(uri) }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/account/totp/confirm',
+      body: 'json',
+      async handler(ctx) {
+        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const body = checked(checkCodeBody, await readJsonBody(ctx.req, config.maxBodyBytes));
+        const user = store.find(caller.user.username);
+        if (user === undefined || sessionProblem(user, caller.token, caller.claims, deps.revocations) !== undefined) throw new AuthRequired();
+        if (user.totp !== undefined) throw new TotpAlreadyEnabled();
+        const confirmed = deps.totp.confirm(user, body.code, deps.now());
+        const updated = await store.change((view) => {
+          const latest = currentAccount(view, caller, deps.revocations);
+          if (latest.totp !== undefined) throw new TotpAlreadyEnabled();
+          const next = withNewSessions({ ...latest, totp: confirmed.totp }, nowSeconds());
+          view.set(next);
+          return next;
+        });
+        deps.totp.forget(updated.username);
+        logger.info('TOTP set up', { event: 'totp_enabled', address: ctx.address, username: updated.username });
+        // This session proved the new authenticator: it goes on, now with two factors.
+        sendJson(ctx.res, 200, { recoveryCodes: confirmed.recoveryCodes }, { 'set-cookie': cookies.issue(ctx, updated, amrWith(caller.claims.amr, 'otp')), 'cache-control': 'no-store' });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/account/totp/disable',
+      body: 'json',
+      async handler(ctx) {
+        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
+        await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
+        const updated = await store.change((view) => {
+          const latest = currentAccount(view, caller, deps.revocations);
+          if (latest.totp === undefined) return undefined;
+          const { totp: _removed, ...rest } = latest;
+          const next = withNewSessions(rest, nowSeconds());
+          view.set(next);
+          return next;
+        });
+        deps.totp.forget(caller.user.username);
+        if (updated === undefined) {
+          sendJson(ctx.res, 200, {});
+          return;
+        }
+        logger.info('TOTP removed by its owner', { event: 'totp_disabled', address: ctx.address, username: updated.username });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, amrWithout(caller.claims.amr, 'otp')) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/account/logout-everywhere',
+      body: 'json',
+      async handler(ctx) {
+        const caller = session.authenticateAnyFactor(ctx.credentials);
+        await readJsonBody(ctx.req, config.maxBodyBytes);
+        await store.change((view) => {
+          const latest = currentAccount(view, caller, deps.revocations);
+          view.set(withNewSessions(latest, nowSeconds()));
+        });
+        deps.totp.forget(caller.user.username);
+        logger.info('every session ended by the account owner', { event: 'logout_everywhere', address: ctx.address, username: caller.user.username });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
+      },
+    },
+  ];
+}
