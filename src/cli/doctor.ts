@@ -22,6 +22,7 @@ and says in one line per check what is wrong and how to fix it:
   jwt cookie    the app never receives the jwt cookie
   forged URI    a token in the client's own X-Original-URI or X-Forwarded-Uri opens nothing
   long URL      a 4,000-character URL fits the proxy's buffers
+  sign-out      the sign-out page beside the sign-in page clears the cookie and returns to it
 
 To sign in it reads a username and a password, one line each, from standard input; use an
 account without a second factor that may open URL:
@@ -168,7 +169,7 @@ async function runChecks(options: CheckOptions, report: (name: string, outcome: 
   const api = await tryAnswer(app, { accept: API_ACCEPT });
   if (typeof api === 'string') {
     report('gate', fail(`${api}. Fix: check the URL, and that the proxy is running and reachable from here`));
-    for (const name of ['api', 'sign-in page', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL']) report(name, skip('the proxy could not be reached'));
+    for (const name of ['api', 'sign-in page', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL', 'sign-out']) report(name, skip('the proxy could not be reached'));
     return;
   }
   if (api.status >= 500) {
@@ -203,6 +204,7 @@ async function runChecks(options: CheckOptions, report: (name: string, outcome: 
     const why = "no credentials on standard input (printf '%s\\n%s\\n' NAME PASSWORD | gatehouse doctor URL)";
     for (const name of ['cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI']) report(name, skip(why));
     report('long URL', await checkLongUrl(longUrl, undefined, tryAnswer));
+    report('sign-out', await checkSignOut(loginPage, undefined, tryAnswer));
     return;
   }
 
@@ -214,6 +216,7 @@ async function runChecks(options: CheckOptions, report: (name: string, outcome: 
   if (session === undefined) {
     for (const name of ['signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI']) report(name, skip('not signed in (see cookie)'));
     report('long URL', await checkLongUrl(longUrl, undefined, tryAnswer));
+    report('sign-out', await checkSignOut(loginPage, undefined, tryAnswer));
     return;
   }
   try {
@@ -232,8 +235,10 @@ async function runChecks(options: CheckOptions, report: (name: string, outcome: 
     }
     report('forged URI', await checkForgedUri(app, session.token, probe.uriReport, tryAnswer));
     report('long URL', await checkLongUrl(longUrl, cookie, tryAnswer));
+    report('sign-out', await checkSignOut(loginPage, cookie, tryAnswer));
   } finally {
-    // The doctor's own session ends (and is revoked where the service revokes on logout).
+    // The doctor's own session ends (and is revoked where the service revokes on logout), also
+    // when the sign-out page is not routed: the API's logout beside the sign-in page.
     await tryAnswer(new URL('api/auth/logout', loginPage), { accept: API_ACCEPT, cookie: `jwt=${session.token}` });
   }
 }
@@ -454,4 +459,25 @@ async function checkLongUrl(url: URL, cookie: string | undefined, ask: Ask): Pro
   if (signed.status === 403) return skip(`a ${length}-character URL gets the sign-in redirect and 401; not checked signed in: the account may not open URL (see signed in)`);
   if (signed.status < 200 || signed.status >= 300) return refused(signed.status, 'a signed-in browser');
   return ok(`a ${length}-character URL gets the sign-in redirect, 401 for an API client, and the app once signed in`);
+}
+
+/** `logout` beside the sign-in page: a redirect back to the sign-in page that clears the `jwt` cookie. */
+async function checkSignOut(loginPage: URL, cookie: string | undefined, ask: Ask): Promise<Outcome> {
+  const url = new URL('logout', loginPage);
+  const where = shown(url.origin + url.pathname);
+  const answer = await ask(url, { accept: BROWSER_ACCEPT, ...(cookie === undefined ? {} : { cookie }) });
+  if (typeof answer === 'string') return fail(`signing out: ${answer}`);
+  let target: URL | undefined;
+  try {
+    target = answer.headers.location === undefined ? undefined : new URL(answer.headers.location, url);
+  } catch {
+    target = undefined;
+  }
+  const isCleared = setCookieLines(answer.headers)
+    .map(parseSetCookie)
+    .some((set) => set?.name === 'jwt' && set.value === '');
+  if (isRedirect(answer.status) && target?.origin === loginPage.origin && target.pathname === loginPage.pathname && isCleared) {
+    return ok(`${where} signs out and returns to the sign-in page`);
+  }
+  return fail(`${where} answered ${answer.status}${target === undefined ? '' : ` to ${shown(target.pathname, 80)}`}, not Gatehouse's sign-out (a redirect to the sign-in page that clears the cookie); a sign-out link would not sign out. Fix: route ${shown(url.pathname)} to Gatehouse without forward auth, like the sign-in page`);
 }

@@ -129,6 +129,6 @@ describe('gatehouse doctor against hostile or broken servers', () => {
   it('prints its help with every check named', async () => {
     const run = await runCli(['doctor', '--help']);
     assert.equal(run.code, 0);
-    for (const check of ['gate', 'api', 'sign-in page', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL']) assert.match(run.stdout, new RegExp(`^  ${check} `, 'm'));
+    for (const check of ['gate', 'api', 'sign-in page', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL', 'sign-out']) assert.match(run.stdout, new RegExp(`^  ${check} `, 'm'));
   });
 });

@@ -18,7 +18,7 @@ after(async () => {
   await removeTempDirs();
 });
 
-const CHECKS = ['gate', 'api', 'sign-in page', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL'] as const;
+const CHECKS = ['gate', 'api', 'sign-in page', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL', 'sign-out'] as const;
 type Check = (typeof CHECKS)[number];
 
 /** The mistakes a configuration can be made with; none of them: the correct wiring. */
@@ -30,7 +30,8 @@ type Mistake =
   | 'client-uri-to-check' // the check believes the client's own X-Original-URI / X-Forwarded-Uri
   | 'small-header-buffers' // nginx refuses long request lines
   | 'probe-ungated' // the probe path skips forward auth
-  | 'app-ungated'; // the app itself skips forward auth
+  | 'app-ungated' // the app itself skips forward auth
+  | 'logout-unrouted'; // the sign-out page falls under the app's location
 
 interface SiteOptions {
   readonly port: number;
@@ -104,6 +105,10 @@ ${unless(mistake === 'login-gated', `    location = /login {
         proxy_pass http://127.0.0.1:${options.gatehousePort};
         proxy_set_header Host $http_host;
     }`)}
+${unless(mistake === 'logout-unrouted', `    location = /logout {
+        proxy_pass http://127.0.0.1:${options.gatehousePort};
+        proxy_set_header Host $http_host;
+    }`)}
     location = /.well-known/gatehouse/probe {${gated(`http://127.0.0.1:${options.gatehousePort}/api/auth/probe`, mistake !== 'probe-ungated')}
     }
     location / {${gated(`http://127.0.0.1:${options.appPort}`, mistake !== 'app-ungated')}
@@ -143,6 +148,9 @@ http://app.test:${options.port}, http://127.0.0.1:${options.port} {
 		reverse_proxy ${gatehouse}
 	}
 ${unless(mistake === 'login-gated', `	handle /login {
+		reverse_proxy ${gatehouse}
+	}`)}
+${unless(mistake === 'logout-unrouted', `	handle /logout {
 		reverse_proxy ${gatehouse}
 	}`)}
 	handle /.well-known/gatehouse/probe {${route(gatehouse, '			rewrite * /api/auth/probe', mistake !== 'probe-ungated')}
@@ -220,6 +228,7 @@ const CASES: Readonly<Record<'nginx' | 'caddy', readonly Case[]>> = {
     { mistake: 'client-uri-to-check', failed: ['forged URI'] },
     { mistake: 'small-header-buffers', failed: ['long URL'] },
     { mistake: 'probe-ungated', failed: ['probe', 'forged headers', 'jwt cookie'] },
+    { mistake: 'logout-unrouted', failed: ['sign-out'] },
   ],
   caddy: [
     { mistake: undefined, failed: [] },
@@ -229,6 +238,7 @@ const CASES: Readonly<Record<'nginx' | 'caddy', readonly Case[]>> = {
     { mistake: 'jwt-to-app', failed: ['jwt cookie'] },
     { mistake: 'client-uri-to-check', failed: ['forged URI'] },
     { mistake: 'app-ungated', failed: ['api', 'sign-in page', 'forged URI', 'long URL'] },
+    { mistake: 'logout-unrouted', failed: ['sign-out'] },
   ],
 };
 
