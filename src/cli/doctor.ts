@@ -274,7 +274,7 @@ async function followToSignIn(app: URL, ask: Ask, send: (url: URL, headers: Reco
     if (hop === 0) {
       if (answer.status >= 200 && answer.status < 300) return { outcome: fail(`a browser without a session got the app (${answer.status}), not the sign-in page. Fix: put the app behind forward auth`) };
       if (answer.status === 401) {
-        return { outcome: fail("a browser without a session gets 401, not the sign-in page. Fix: ask Gatehouse for the redirect: login=/login on the forward URL (Caddy, Traefik), or nginx's error_page 401 = @gatehouse_login with a location that asks for it") };
+        return { outcome: fail("a browser without a session gets 401, not the sign-in page. Fix: ask Gatehouse for the redirect: login=/login on the forward URL (Caddy, Traefik), or in nginx an error_page 401 to a location that asks the forward endpoint again with login=/login (the snippets' @gatehouse_refused)") };
       }
       return { outcome: fail(`a browser without a session got ${answer.status}, not a redirect to the sign-in page`) };
     }
