@@ -1,8 +1,11 @@
 # Gatehouse container image. Build: docker build -t gatehouse .
 # With podman: podman build --format docker -t gatehouse . (the OCI format drops HEALTHCHECK).
 
+# The base image; a build argument only so a test can substitute a local stand-in for it.
+ARG NODE_IMAGE=node:20-alpine
+
 # Stage 1: compile TypeScript (needs the dev dependencies).
-FROM node:20-alpine AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -12,7 +15,7 @@ COPY src ./src
 RUN npx tsc -p tsconfig.build.json
 
 # Stage 2: runtime. There are no runtime dependencies, so no node_modules.
-FROM node:20-alpine
+FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV GATEHOUSE_HOST=0.0.0.0 GATEHOUSE_DATA_DIR=/data
 # package.json is needed at run time: its "type": "module" makes node load dist/ as ES modules.
