@@ -252,6 +252,13 @@ for (const kind of ['nginx', 'caddy'] as const) {
         const site = await startSite(kind, mistake);
         try {
           assertOnlyFailed(await runDoctor(`${site.proxy.origin}/reports/2026?x=1`, site), failed, site);
+          if (mistake === 'login-gated') {
+            // The loop guard itself: the gated sign-in page gets 401, not a 302 to itself, and the log says why.
+            const res = await sendRequest(site.proxy.port, { path: `/login?rd=${encodeURIComponent(`${site.proxy.origin}/`)}`, headers: { accept: 'text/html' } });
+            assert.equal(res.status, 401, res.text);
+            assert.equal(res.headers['location'], undefined);
+            await site.gatehouse.waitForLine((line) => line.includes('the login page is behind the gate'));
+          }
         } finally {
           await site.proxy.stop();
           await site.upstream.close();
