@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sendRequest } from '../helpers/server.js';
 import { runToExit, spawnService, killAllChildren, removeTempDirs, serveArgs, tempDir } from '../helpers/process.js';
+import { USERS_FORMAT } from '../../src/store/users.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
 after(async () => {
@@ -101,7 +102,7 @@ describe('start-up over a damaged data directory (built service)', () => {
     const dir = await dataDir();
     const usersPath = join(dir, 'users.json');
     const document = JSON.parse(good) as UsersDocument;
-    document.format = 2;
+    document.format = USERS_FORMAT + 1;
     const bytes = Buffer.from(JSON.stringify(document));
     await writeFile(usersPath, bytes, { mode: 0o600 });
     const result = await runToExit({ args: serveArgs(dir) });
