@@ -30,8 +30,11 @@ const BLOCKS: Readonly<Record<ErrorCorrection, readonly number[]>> = {
 // The two format bits of each level (section 7.9.1): L is 01, M is 00.
 const FORMAT_BITS: Readonly<Record<ErrorCorrection, number>> = { L: 1, M: 0 };
 
-/** Encodes `text` (as UTF-8) in the smallest version that holds it. Throws QrInputTooLong. */
-export function encodeQr(text: string, level: ErrorCorrection = 'M'): QrMatrix {
+/**
+ * Encodes `text` (as UTF-8) in the smallest version that holds it, with the mask of lowest
+ * penalty unless `forcedMask` (0-7, for tests of every mask) names one. Throws QrInputTooLong.
+ */
+export function encodeQr(text: string, level: ErrorCorrection = 'M', forcedMask?: number): QrMatrix {
   const data = Buffer.from(text, 'utf8');
   if (data.length > MAX_QR_BYTES) throw new QrInputTooLong(`a QR code holds at most ${MAX_QR_BYTES} bytes here (got ${data.length})`);
   let version = 1;
@@ -55,6 +58,7 @@ export function encodeQr(text: string, level: ErrorCorrection = 'M'): QrMatrix {
   let best = 0;
   let bestPenalty = Infinity;
   for (let mask = 0; mask < 8; mask++) {
+    if (forcedMask !== undefined && mask !== forcedMask) continue;
     applyMask(mask, size, modules, reserved);
     drawFormatBits(level, mask, size, set);
     const penalty = penaltyOf(size, modules);
