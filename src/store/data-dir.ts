@@ -1,6 +1,6 @@
 import { promises as fs, type Stats } from 'node:fs';
 import { join } from 'node:path';
-import { removeStaleTempFiles } from './atomic-file.js';
+import { isErrorCode, removeStaleTempFiles } from './atomic-file.js';
 import type { StoreFileSystem } from './file-system.js';
 import { DataDirLockLost, LOCK_FILE, lockDataDir, type DataDirLock, type LockOptions } from './lock.js';
 
@@ -31,7 +31,7 @@ export async function prepareDataDir(dir: string, uid: number | undefined = proc
   for (const name of OWN_FILES) {
     const path = join(dir, name);
     const fileStats = await fs.lstat(path).catch((error: unknown) => {
-      if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+      if (isErrorCode(error, 'ENOENT')) return undefined;
       throw error;
     });
     if (fileStats === undefined) continue;
