@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Chromium, type Page, type PageProblem } from '../../helpers/chromium.js';
 import { assertBuilt, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, startServe, tempDir, type ServeProcess } from '../../helpers/process.js';
+import { PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
+import { registerVia, viaProxy } from './through-proxy.js';
 
 let browser: Chromium | undefined;
 let gatehouse: ServeProcess;
@@ -40,6 +42,7 @@ after(async () => {
   for (const page of pages) await page.close();
   await browser?.close();
   await gatehouse?.stop();
+  await stopAllProxies();
   await killAllChildren();
   await removeTempDirs();
 });
@@ -52,9 +55,9 @@ async function openPage(): Promise<Page> {
 }
 
 /** Signs in on the login page, which returns to the users page. */
-async function signedInUsersPage(username: string, password: string): Promise<Page> {
+async function signedInUsersPage(username: string, password: string, at = origin): Promise<Page> {
   const page = await openPage();
-  await page.navigate(`${origin}/login?rd=${encodeURIComponent(`${origin}/gatehouse/users`)}`);
+  await page.navigate(`${at}/login?rd=${encodeURIComponent(`${at}/gatehouse/users`)}`);
   await page.waitFor(`document.readyState === 'complete' && document.getElementById('login') !== null`);
   await page.evaluate(`(() => {
     document.getElementById('username').value = ${JSON.stringify(username)};
@@ -235,3 +238,33 @@ describe('the users page in Chromium', () => {
     assert.deepEqual(unexpectedProblems(page), []);
   });
 });
+
+for (const kind of PROXY_KINDS) {
+  describe(`the users page in Chromium through ${kind} (the shared snippets route /gatehouse/ to Gatehouse)`, () => {
+    let stack: Stack;
+    let admin: { username: string; password: string };
+    before(async () => {
+      stack = await startStack({ proxy: kind, recipe: 'app' });
+      admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+    });
+    after(() => stack?.stop());
+
+    it('signs in, lists, adds an account with groups, and the gate lets it into the group app', async () => {
+      const page = await signedInUsersPage(admin.username, admin.password, stack.proxy.origin);
+      await waitForList(page, 1);
+      await page.evaluate(`(() => {
+        document.getElementById('add-username').value = 'family-member';
+        document.getElementById('add-password').value = 'family-member-pw';
+        document.getElementById('add-groups').value = 'family';
+        document.getElementById('add').requestSubmit();
+        return true;
+      })()`);
+      assert.equal(await shownMessage(page, 'status'), 'Added family-member.');
+      await waitForList(page, 2);
+      assert.deepEqual((await shownUsers(page)).find((user) => user.name === 'family-member')?.tags, ['User', 'family', 'no second factor', 'no machine tokens']);
+      const signedIn = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: 'family-member', password: 'family-member-pw' } });
+      assert.equal(signedIn.status, 200);
+      assert.deepEqual(unexpectedProblems(page), [], stack.describe());
+    });
+  });
+}
