@@ -120,7 +120,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...accountRoutes({ config, store, session, hasher, throttle, revocations, totp, cookies, logger, now }),
         ...machineTokenRoutes({ store, session, revocations, logger, maxBodyBytes: config.maxBodyBytes, now }),
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64), requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins }),
-        ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, sha256Base64 })),
+        ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64 })),
         ...accountPageRoutes(buildAccountPage(sha256Base64)),
         ...probeRoutes(),
         // The users page calls the /users routes, which authMethod "none" does not have.

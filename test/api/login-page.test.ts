@@ -53,8 +53,8 @@ describe('GET {base}/login', () => {
     assert.ok(csp.includes(`style-src 'sha256-${sha256(styleOf(page.text))}'`), csp);
   });
 
-  it('loads nothing from anywhere: no src, href, url(), @import or absolute URL', () => {
-    for (const pattern of [/\ssrc=/i, /\shref=/i, /@import/i, /:\/\//, /<link/i, /<img/i, /<iframe/i, /\saction=/i]) {
+  it('loads nothing from anywhere: no src, no href but the relative link to the account page, url(), @import or absolute URL', () => {
+    for (const pattern of [/\ssrc=/i, /\shref="(?!gatehouse\/account")/i, /@import/i, /:\/\//, /<link/i, /<img/i, /<iframe/i, /\saction=/i]) {
       assert.doesNotMatch(page.text, pattern);
     }
     assert.doesNotMatch(styleOf(page.text), /url\(/i);
@@ -159,54 +159,124 @@ interface FakeAnswer {
   readonly body: unknown;
 }
 
+type Listener = (event: { preventDefault(): void }) => void;
+
+/** An element of the fake DOM: what the page's script reads and writes, and its listeners. */
+class FakeElement {
+  value = '';
+  disabled = false;
+  hidden = false;
+  textContent = '';
+  className = '';
+  focused = false;
+  readonly listeners = new Map<string, Listener>();
+  readonly elements: FakeElement[] & Record<string, FakeElement>;
+  constructor(names: readonly string[] = []) {
+    const children = names.map(() => new FakeElement());
+    this.elements = Object.assign(children, Object.fromEntries(names.map((name, i) => [name, children[i]]))) as FakeElement[] & Record<string, FakeElement>;
+  }
+  addEventListener(type: string, listener: Listener): void {
+    this.listeners.set(type, listener);
+  }
+  focus(): void {
+    this.focused = true;
+  }
+  select(): void {}
+}
+
+interface FakeOptions {
+  readonly allowedRedirectHosts?: readonly string[];
+  readonly isCookieSecure?: boolean;
+  readonly isSecureContext?: boolean;
+  /** What navigator.credentials.get resolves with (a passkey assertion), when the page asks. */
+  readonly assertion?: unknown;
+}
+
 /** Runs the page's script against a minimal fake DOM; `answers` maps a fetched path to its answer. */
-async function runPageScript(pageHref: string, answers: Record<string, FakeAnswer>, allowedRedirectHosts: readonly string[] = []) {
-  const html = buildLoginPage({ allowedRedirectHosts, sha256Base64: sha256 }).body.toString('utf8');
+async function runPageScript(pageHref: string, answers: Record<string, FakeAnswer | FakeAnswer[]>, options: FakeOptions = {}) {
+  const html = buildLoginPage({ allowedRedirectHosts: options.allowedRedirectHosts ?? [], isCookieSecure: options.isCookieSecure ?? false, sha256Base64: sha256 }).body.toString('utf8');
   const fetched: Array<{ url: string; init: Record<string, unknown> }> = [];
   const replaced: string[] = [];
-  let onSubmit: ((event: { preventDefault(): void }) => void) | undefined;
-  const username = { value: '', disabled: false };
-  const password = { value: '', disabled: false };
-  const button = { disabled: false };
-  const elements = Object.assign([username, password, button], { username, password });
-  const form = { elements, addEventListener: (type: string, listener: typeof onSubmit) => type === 'submit' && (onSubmit = listener) };
-  const message = { textContent: '', hidden: true };
+  const elements = new Map<string, FakeElement>([
+    ['login', new FakeElement(['username', 'password', 'submit'])],
+    ['code-step', new FakeElement(['code', 'submit', 'back'])],
+  ]);
+  elements.get('code-step')!.hidden = true;
+  const element = (id: string): FakeElement => {
+    let found = elements.get(id);
+    if (found === undefined) {
+      found = new FakeElement();
+      found.hidden = /(^|-)(message|note|step)$/.test(id) && id !== 'passkey-step';
+      elements.set(id, found);
+    }
+    return found;
+  };
+  const requests: unknown[] = [];
   const fetchStub = (url: string, init: Record<string, unknown>) => {
     fetched.push({ url, init });
-    const answer = answers[url] ?? { status: 404, body: { code: 'NOT_FOUND', message: 'There is nothing at this path.' } };
+    const listed = answers[url];
+    const answer = (Array.isArray(listed) ? listed.shift() : listed) ?? { status: 404, body: { code: 'NOT_FOUND', message: 'There is nothing at this path.' } };
     return Promise.resolve({ ok: answer.status >= 200 && answer.status < 300, status: answer.status, json: () => Promise.resolve(answer.body) });
   };
   const context = {
-    document: { getElementById: (id: string) => (id === 'login' ? form : id === 'message' ? message : null) },
+    document: { getElementById: element },
     location: { href: pageHref, search: new URL(pageHref).search, replace: (to: string) => replaced.push(to) },
+    window: { isSecureContext: options.isSecureContext ?? true, PublicKeyCredential: function PublicKeyCredential() {} },
+    navigator: {
+      credentials: {
+        get: (request: unknown) => {
+          requests.push(request);
+          return Promise.resolve(options.assertion ?? null);
+        },
+      },
+    },
     fetch: fetchStub,
     URL,
     URLSearchParams,
+    btoa,
+    atob,
+    Uint8Array,
   };
   new Script(scriptOf(html)).runInNewContext(context);
-  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const settle = async () => {
+    for (let i = 0; i < 10; i += 1) await new Promise((resolve) => setImmediate(resolve));
+  };
   await settle();
+  const fire = async (id: string, type: string) => {
+    let prevented = false;
+    element(id).listeners.get(type)?.({ preventDefault: () => (prevented = true) });
+    await settle();
+    return prevented;
+  };
+  const login = element('login');
   return {
     fetched,
     replaced,
-    message,
-    elements: [username, password, button],
+    requests,
+    element,
+    message: element('message'),
+    elements: [...login.elements],
     async submit(name: string, secret: string) {
-      username.value = name;
-      password.value = secret;
-      let prevented = false;
-      onSubmit?.({ preventDefault: () => (prevented = true) });
-      assert.ok(prevented, 'the form must never submit natively');
-      for (let i = 0; i < 5; i += 1) await settle();
+      login.elements['username']!.value = name;
+      login.elements['password']!.value = secret;
+      assert.ok(await fire('login', 'submit'), 'the form must never submit natively');
     },
+    async submitCode(code: string) {
+      element('code-step').elements['code']!.value = code;
+      assert.ok(await fire('code-step', 'submit'), 'the form must never submit natively');
+    },
+    click: (id: string) => fire(id, 'click'),
   };
 }
 
+const bodyOf = (call: { init: Record<string, unknown> } | undefined): unknown => JSON.parse(String(call?.init['body']));
+
 describe('the login page script (in a fake DOM; the real-browser run is the proxies suite)', () => {
   const unauthenticated = { 'api/auth/verify': { status: 401, body: { configs: {} } } };
+  const signedIn = { 'api/auth/authenticate': { status: 200, body: { success: true, username: 'ada', level: 5 } }, 'api/auth/account': { status: 200, body: { username: 'ada' } } };
 
   it('sends a visitor who already has a session straight on to rd', async () => {
-    const page = await runPageScript(`https://auth.example/login?rd=${encodeURIComponent('https://app.example/x?y=1')}`, { 'api/auth/verify': { status: 200, body: { username: 'ada', level: 5 } } }, ['app.example']);
+    const page = await runPageScript(`https://auth.example/login?rd=${encodeURIComponent('https://app.example/x?y=1')}`, { 'api/auth/verify': { status: 200, body: { username: 'ada', level: 5 } } }, { allowedRedirectHosts: ['app.example'] });
     assert.deepEqual(page.replaced, ['https://app.example/x?y=1']);
     assert.equal(page.fetched[0]?.init['credentials'], 'same-origin');
   });
@@ -217,15 +287,16 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
     assert.equal(page.message.hidden, true);
   });
 
-  it('logs in with a JSON POST and then goes to rd', async () => {
-    const page = await runPageScript('https://auth.example/login?rd=%2Ftorrents', { ...unauthenticated, 'api/auth/authenticate': { status: 200, body: { success: true, username: 'ada', level: 5 } } });
+  it('logs in with a JSON POST, checks the session cookie was kept, and then goes to rd', async () => {
+    const page = await runPageScript('https://auth.example/login?rd=%2Ftorrents', { ...unauthenticated, ...signedIn });
     await page.submit('ada', 'pw "quoted"');
     const post = page.fetched[1];
     assert.equal(post?.url, 'api/auth/authenticate');
     assert.equal(post?.init['method'], 'POST');
     assert.equal(post?.init['credentials'], 'same-origin');
     assert.deepEqual(JSON.parse(JSON.stringify(post?.init['headers'])), { accept: 'application/json', 'content-type': 'application/json' });
-    assert.deepEqual(JSON.parse(String(post?.init['body'])), { username: 'ada', password: 'pw "quoted"' });
+    assert.deepEqual(bodyOf(post), { username: 'ada', password: 'pw "quoted"' });
+    assert.equal(page.fetched[2]?.url, 'api/auth/account');
     assert.deepEqual(page.replaced, ['https://auth.example/torrents']);
   });
 
@@ -240,7 +311,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
   });
 
   it('goes to / after a login when rd points at another site', async () => {
-    const page = await runPageScript(`https://auth.example/login?rd=${encodeURIComponent('//evil.example/')}`, { ...unauthenticated, 'api/auth/authenticate': { status: 200, body: { success: true } } });
+    const page = await runPageScript(`https://auth.example/login?rd=${encodeURIComponent('//evil.example/')}`, { ...unauthenticated, ...signedIn });
     await page.submit('ada', 'pw');
     assert.deepEqual(page.replaced, ['/']);
   });
@@ -249,5 +320,134 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
     const page = await runPageScript('https://auth.example/login', { 'api/auth/verify': { status: 200, body: { initialUser: true, configs: {} } } });
     assert.deepEqual(page.replaced, []);
     assert.equal(page.message.hidden, false);
+  });
+
+  it('asks for a code after SECOND_FACTOR_REQUIRED and signs in with the password and that code', async () => {
+    const page = await runPageScript('https://auth.example/login?rd=%2Fx', {
+      ...unauthenticated,
+      'api/auth/authenticate': [
+        { status: 401, body: { code: 'SECOND_FACTOR_REQUIRED', message: 'Enter the code from your authenticator app.' } },
+        { status: 401, body: { code: 'INVALID_CREDENTIALS', message: 'That code is not right.' } },
+        { status: 200, body: { success: true, username: 'ada', level: 5 } },
+      ],
+      'api/auth/account': { status: 200, body: { username: 'ada' } },
+    });
+    await page.submit('ada', 'pw');
+    assert.equal(page.element('login').hidden, true);
+    assert.equal(page.element('code-step').hidden, false);
+    assert.equal(page.message.hidden, true, 'the second-factor answer is a step, not an error');
+    await page.submitCode(' 123456 ');
+    assert.equal(page.element('code-message').textContent, 'That code is not right.');
+    assert.deepEqual(page.replaced, []);
+    await page.submitCode('abcd-efgh');
+    assert.deepEqual(bodyOf(page.fetched.at(-2)), { username: 'ada', password: 'pw', code: 'abcd-efgh' });
+    assert.deepEqual(bodyOf(page.fetched.filter((call) => call.url === 'api/auth/authenticate')[1]), { username: 'ada', password: 'pw', code: '123456' });
+    assert.deepEqual(page.replaced, ['https://auth.example/x']);
+  });
+
+  it('warns instead of leaving when the browser did not keep the session cookie', async () => {
+    const page = await runPageScript('https://auth.example/login?rd=%2Fx', { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: { code: 'AUTH_REQUIRED', message: 'x' } } });
+    await page.submit('ada', 'pw');
+    assert.deepEqual(page.replaced, []);
+    assert.match(page.message.textContent, /did not keep the session cookie/);
+    assert.ok(page.elements.every((element) => !element.disabled));
+  });
+
+  it('warns at once when the cookie is Secure and the page is not a secure context, and names http when the cookie was dropped on http', async () => {
+    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: {} } };
+    const page = await runPageScript('http://auth.example/login', dropped, { isCookieSecure: true, isSecureContext: false });
+    assert.equal(page.element('cookie-note').hidden, false);
+    assert.match(page.element('cookie-note').textContent, /https/);
+    await page.submit('ada', 'pw');
+    assert.match(page.message.textContent, /did not keep the session cookie/);
+    const behindHttpsProxy = await runPageScript('http://auth.example/login', dropped, { isCookieSecure: false, isSecureContext: false });
+    assert.equal(behindHttpsProxy.element('cookie-note').hidden, true);
+    await behindHttpsProxy.submit('ada', 'pw');
+    assert.match(behindHttpsProxy.message.textContent, /opened over http/);
+    const quiet = await runPageScript('http://localhost/login', unauthenticated, { isCookieSecure: true, isSecureContext: true });
+    assert.equal(quiet.element('cookie-note').hidden, true);
+  });
+
+  it('with mfa=1, does not send an existing session back, and after a password-only sign-in points to the account page', async () => {
+    const page = await runPageScript('https://auth.example/login?mfa=1&rd=%2Fx', { 'api/auth/verify': { status: 200, body: { username: 'ada', level: 5 } }, ...signedIn });
+    assert.deepEqual(page.replaced, []);
+    assert.equal(page.element('mfa-note').hidden, false);
+    await page.submit('ada', 'pw');
+    assert.deepEqual(page.replaced, []);
+    assert.equal(page.element('setup-step').hidden, false);
+    assert.equal(page.element('login').hidden, true);
+  });
+
+  it('with mfa=setup (the gate saw an account without a second factor), points to the account page at once', async () => {
+    const page = await runPageScript('https://auth.example/login?mfa=setup&rd=%2Fx', { 'api/auth/verify': { status: 200, body: { username: 'ada', level: 5 } } });
+    assert.deepEqual(page.replaced, []);
+    assert.equal(page.element('setup-note').hidden, false);
+    assert.equal(page.element('mfa-note').hidden, false);
+    const code = await runPageScript('https://auth.example/login?mfa=code&rd=%2Fx', unauthenticated);
+    assert.equal(code.element('setup-note').hidden, true);
+    assert.equal(code.element('mfa-note').hidden, false);
+  });
+
+  it('with mfa=code, leaves after a sign-in with a code', async () => {
+    const page = await runPageScript('https://auth.example/login?mfa=code&rd=%2Fx', {
+      ...unauthenticated,
+      'api/auth/authenticate': [{ status: 401, body: { code: 'SECOND_FACTOR_REQUIRED', message: 'm' } }, { status: 200, body: { success: true } }],
+      'api/auth/account': { status: 200, body: {} },
+    });
+    await page.submit('ada', 'pw');
+    await page.submitCode('123456');
+    assert.deepEqual(page.replaced, ['https://auth.example/x']);
+  });
+
+  it('signs in with a passkey: options (with the username when typed), the browser\'s assertion as JSON, then rd', async () => {
+    const bytes = (...values: number[]) => Uint8Array.from(values).buffer;
+    const assertion = {
+      id: 'AQID',
+      rawId: bytes(1, 2, 3),
+      type: 'public-key',
+      authenticatorAttachment: 'platform',
+      response: { clientDataJSON: bytes(123, 125), authenticatorData: bytes(250, 251), signature: bytes(48, 0), userHandle: bytes(9) },
+    };
+    const answers = {
+      ...unauthenticated,
+      'api/auth/passkey/options': { status: 200, body: { challenge: 'AAEC_-8', rpId: 'auth.example', timeout: 60000, userVerification: 'preferred', allowCredentials: [{ type: 'public-key', id: 'AQID' }] } },
+      'api/auth/passkey': { status: 200, body: { success: true, username: 'ada', level: 5 } },
+      'api/auth/account': { status: 200, body: {} },
+    };
+    const page = await runPageScript('https://auth.example/login?rd=%2Fx', answers, { assertion });
+    page.element('login').elements['username']!.value = 'ada';
+    await page.click('passkey');
+    assert.deepEqual(bodyOf(page.fetched[1]), { username: 'ada' });
+    const request = page.requests[0] as { publicKey: { challenge: ArrayBuffer; allowCredentials: Array<{ id: ArrayBuffer }>; rpId: string } };
+    assert.deepEqual([...new Uint8Array(request.publicKey.challenge)], [0, 1, 2, 255, 239]);
+    assert.deepEqual([...new Uint8Array(request.publicKey.allowCredentials[0]!.id)], [1, 2, 3]);
+    assert.equal(request.publicKey.rpId, 'auth.example');
+    assert.deepEqual(bodyOf(page.fetched[2]), {
+      credential: {
+        id: 'AQID',
+        rawId: 'AQID',
+        type: 'public-key',
+        response: { clientDataJSON: 'e30', authenticatorData: '-vs', signature: 'MAA', userHandle: 'CQ' },
+        authenticatorAttachment: 'platform',
+        clientExtensionResults: {},
+      },
+    });
+    assert.deepEqual(page.replaced, ['https://auth.example/x']);
+
+    const discoverable = await runPageScript('https://auth.example/login', { ...answers, 'api/auth/passkey/options': { ...answers['api/auth/passkey/options'], body: { challenge: 'AA', allowCredentials: [] } } }, { assertion });
+    await discoverable.click('passkey');
+    assert.deepEqual(bodyOf(discoverable.fetched[1]), {}, 'no username: a discoverable credential names its account');
+  });
+
+  it('shows the refusal and stays when the passkey does not verify', async () => {
+    const page = await runPageScript(
+      'https://auth.example/login',
+      { ...unauthenticated, 'api/auth/passkey/options': { status: 200, body: { challenge: 'AA' } }, 'api/auth/passkey': { status: 401, body: { code: 'AUTH_FAILED', message: 'The passkey was not accepted.' } } },
+      { assertion: { id: 'AQ', rawId: new Uint8Array([1]).buffer, type: 'public-key', response: { clientDataJSON: new ArrayBuffer(0), authenticatorData: new ArrayBuffer(0), signature: new ArrayBuffer(0), userHandle: null } } },
+    );
+    await page.click('passkey');
+    assert.equal(page.element('passkey-message').textContent, 'The passkey was not accepted.');
+    assert.equal(page.element('passkey').disabled, false);
+    assert.deepEqual(page.replaced, []);
   });
 });

@@ -1,0 +1,219 @@
+// The sign-in page's markup and browser code ({base}/login; routes/login-page.ts builds and serves
+// it). Steps: password; then, when the account asks for it, a code (TOTP or a recovery code); or a
+// passkey instead of both. After signing in, the page checks that the browser kept the session
+// cookie before it leaves, and says why when it did not, instead of reloading into the same form.
+
+export const SIGN_IN_BODY = `
+<h1>Sign in</h1>
+<p id="mfa-note" class="message note" hidden>The page you asked for needs two factors: your password and a code from your authenticator app, or a passkey.</p>
+<p id="setup-note" class="message note" hidden>Your account has no second factor yet. Set up an authenticator app or a passkey on <a href="gatehouse/account">your account page</a>, then come back.</p>
+<p id="cookie-note" class="message" role="alert" hidden></p>
+<form id="login" method="post">
+<label for="username">Username</label>
+<input id="username" name="username" autocomplete="username webauthn" autocapitalize="none" spellcheck="false" required autofocus>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<p id="message" class="message" role="alert" hidden></p>
+<button type="submit">Sign in</button>
+</form>
+<form id="code-step" method="post" hidden>
+<p>Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+<label for="code">Code</label>
+<input id="code" name="code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="64" required>
+<p id="code-message" class="message" role="alert" hidden></p>
+<button type="submit">Verify</button>
+<button type="button" id="code-back" class="secondary">Back</button>
+</form>
+<div id="passkey-step">
+<p class="or">or</p>
+<button type="button" id="passkey" class="secondary">Sign in with a passkey</button>
+<p id="passkey-message" class="message" role="alert" hidden></p>
+</div>
+<div id="setup-step" hidden>
+<p class="message note">You are signed in with your password, but the page you asked for needs a second factor and your account has none yet.</p>
+<p>Set up an authenticator app or a passkey on <a id="account-link" href="gatehouse/account">your account page</a>, then sign in again.</p>
+</div>
+`;
+
+// Runs after PAGE_HELPERS, safeRedirectTarget and ALLOWED_HOSTS (see routes/login-page.ts).
+// Relative API paths, so the page works under any base URI; messages go in as text, never HTML.
+export const SIGN_IN_SCRIPT = `
+var form = byId('login');
+var codeForm = byId('code-step');
+var message = byId('message');
+var codeMessage = byId('code-message');
+var passkeyButton = byId('passkey');
+var passkeyMessage = byId('passkey-message');
+var cookieNote = byId('cookie-note');
+var query = new URLSearchParams(location.search);
+var target = safeRedirectTarget(query.get('rd'), location.href, ALLOWED_HOSTS);
+// The gate adds mfa= when the page behind it needs two factors and the session has one:
+// mfa=code (the account has a second factor: sign in again with it) or mfa=setup (it has none).
+// A one-factor session must not be sent back there: it would only come back here.
+var mfa = query.get('mfa');
+var needsTwoFactors = mfa !== null && mfa !== '0' && mfa !== 'false';
+var pending = null;
+
+var leave = function () {
+  location.replace(target);
+};
+var showSetup = function () {
+  form.hidden = true;
+  codeForm.hidden = true;
+  byId('passkey-step').hidden = true;
+  byId('mfa-note').hidden = true;
+  byId('setup-note').hidden = true;
+  byId('setup-step').hidden = false;
+};
+if (needsTwoFactors) byId('mfa-note').hidden = false;
+if (mfa === 'setup') byId('setup-note').hidden = false;
+// A Secure cookie is dropped by the browser on a page that is not a secure context (plain http
+// to anything but localhost): say so now, not after a sign-in that silently does nothing.
+if (COOKIE_IS_SECURE && window.isSecureContext === false) {
+  say(cookieNote, 'This page was opened over http, but Gatehouse marks its session cookie Secure, so the browser will not keep it and signing in cannot work. Open this page over https (or run Gatehouse without --secure-cookie on a plain-http network).');
+}
+
+/**
+ * Called after an answer that set the session cookie. The account endpoint answers any session
+ * of the account: a 401 there means the browser did not keep the cookie.
+ */
+var signedIn = function (isPasswordOnly, messageElement, busyForm) {
+  return callApi('GET', 'api/auth/account').then(function (answer) {
+    if (answer.status === 401) {
+      var why = window.isSecureContext === false
+        ? 'This page was opened over http; a cookie marked Secure (--secure-cookie, or https seen by a proxy) is not kept on http. Open it over https.'
+        : 'Check the cookie settings (--cookie-domain must match this host) and that this browser accepts cookies from this site.';
+      say(messageElement, 'You were signed in, but the browser did not keep the session cookie, so you are still signed out. ' + (cookieNote.hidden ? why : 'See above.'));
+      if (busyForm !== null) setBusy(busyForm, false);
+      passkeyButton.disabled = false;
+      return;
+    }
+    if (needsTwoFactors && isPasswordOnly) showSetup();
+    else leave();
+  });
+};
+
+// The session cookie is SameSite=Strict: a link from another site arrives without it, but this
+// page is a same-site context, so a live session is found here and the user sent on at once
+// (not when two factors were asked for: that session may be the one the gate just refused).
+callApi('GET', 'api/auth/verify').then(function (answer) {
+  var body = answer.body;
+  if (!answer.ok || body === null || typeof body !== 'object') return;
+  if (typeof body.username === 'string' && !needsTwoFactors) leave();
+  else if (body.initialUser === true) say(message, 'No account exists yet.');
+});
+
+form.addEventListener('submit', function (event) {
+  event.preventDefault();
+  say(message, '');
+  var credentials = { username: form.elements.username.value, password: form.elements.password.value };
+  setBusy(form, true);
+  callApi('POST', 'api/auth/authenticate', credentials).then(function (answer) {
+    if (answer.ok) return signedIn(true, message, form);
+    if (answer.status === 401 && codeOf(answer) === 'SECOND_FACTOR_REQUIRED') {
+      pending = credentials;
+      form.hidden = true;
+      byId('passkey-step').hidden = true;
+      codeForm.hidden = false;
+      setBusy(form, false);
+      codeForm.elements.code.value = '';
+      codeForm.elements.code.focus();
+      return;
+    }
+    say(message, problemOf(answer));
+    setBusy(form, false);
+  });
+});
+
+codeForm.addEventListener('submit', function (event) {
+  event.preventDefault();
+  if (pending === null) return;
+  say(codeMessage, '');
+  setBusy(codeForm, true);
+  var code = codeForm.elements.code.value.trim();
+  callApi('POST', 'api/auth/authenticate', { username: pending.username, password: pending.password, code: code }).then(function (answer) {
+    if (answer.ok) return signedIn(false, codeMessage, codeForm);
+    say(codeMessage, problemOf(answer));
+    setBusy(codeForm, false);
+    codeForm.elements.code.select();
+  });
+});
+
+byId('code-back').addEventListener('click', function () {
+  pending = null;
+  say(codeMessage, '');
+  codeForm.hidden = true;
+  form.hidden = false;
+  byId('passkey-step').hidden = false;
+  form.elements.password.value = '';
+  form.elements.password.focus();
+});
+
+/** PublicKeyCredentialRequestOptionsJSON (WebAuthn L3) to what navigator.credentials.get takes. */
+var requestOptionsOf = function (json) {
+  var options = {
+    challenge: fromBase64url(json.challenge),
+    userVerification: json.userVerification || 'preferred',
+  };
+  if (typeof json.timeout === 'number') options.timeout = json.timeout;
+  if (typeof json.rpId === 'string') options.rpId = json.rpId;
+  options.allowCredentials = (Array.isArray(json.allowCredentials) ? json.allowCredentials : []).map(function (item) {
+    var descriptor = { type: 'public-key', id: fromBase64url(item.id) };
+    if (Array.isArray(item.transports)) descriptor.transports = item.transports;
+    return descriptor;
+  });
+  return options;
+};
+
+/** A PublicKeyCredential from navigator.credentials.get as AuthenticationResponseJSON. */
+var assertionJsonOf = function (credential) {
+  var response = credential.response;
+  return {
+    id: credential.id,
+    rawId: toBase64url(credential.rawId),
+    type: credential.type,
+    response: {
+      clientDataJSON: toBase64url(response.clientDataJSON),
+      authenticatorData: toBase64url(response.authenticatorData),
+      signature: toBase64url(response.signature),
+      userHandle: response.userHandle ? toBase64url(response.userHandle) : null,
+    },
+    authenticatorAttachment: credential.authenticatorAttachment || null,
+    clientExtensionResults: {},
+  };
+};
+
+if (!window.PublicKeyCredential || !navigator.credentials) {
+  passkeyButton.disabled = true;
+  say(passkeyMessage, 'This browser cannot use passkeys here (they need https, or localhost).', 'note');
+}
+passkeyButton.addEventListener('click', function () {
+  say(passkeyMessage, '');
+  say(message, '');
+  passkeyButton.disabled = true;
+  var username = form.elements.username.value;
+  // With a username typed, the options list that account's passkeys; without, any passkey
+  // for this site may answer (a discoverable credential names its own account).
+  callApi('POST', 'api/auth/passkey/options', username !== '' ? { username: username } : {})
+    .then(function (answer) {
+      if (!answer.ok || answer.body === null || typeof answer.body !== 'object') throw new Error(problemOf(answer));
+      return navigator.credentials.get({ publicKey: requestOptionsOf(answer.body) });
+    })
+    .then(function (credential) {
+      if (credential === null) throw new Error('No passkey was chosen.');
+      return callApi('POST', 'api/auth/passkey', { credential: assertionJsonOf(credential) });
+    })
+    .then(function (answer) {
+      if (answer.ok) return signedIn(false, passkeyMessage, null);
+      throw new Error(problemOf(answer));
+    })
+    .catch(function (error) {
+      // NotAllowedError: the person cancelled, or no passkey for this site was found.
+      var text = error && error.name === 'NotAllowedError'
+        ? 'No passkey was used: the request was cancelled, timed out, or this device has no passkey for this site.'
+        : error && error.message ? error.message : 'Signing in with a passkey failed.';
+      say(passkeyMessage, text);
+      passkeyButton.disabled = false;
+    });
+});
+`;
