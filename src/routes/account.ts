@@ -16,6 +16,8 @@ import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf, type Checker } from '../validate/check.js';
 import type { Route } from './context.js';
+import { machineTokensOf } from './machine-tokens.js';
+import { passkeysOf } from './passkeys.js';
 import type { SessionCookies } from './session-cookie.js';
 import { renderQrSvg } from '../qr/svg.js';
 
@@ -110,8 +112,8 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
           level: user.level,
           groups: user.groups ?? [],
           totp: user.totp !== undefined,
-          passkeys: [],
-          tokens: [],
+          passkeys: passkeysOf(user),
+          tokens: machineTokensOf(user),
         });
       },
     },
