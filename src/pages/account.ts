@@ -9,7 +9,7 @@ const BODY = `
 <p id="loading" class="muted">Loading…</p>
 <p id="status" class="message" role="alert" hidden></p>
 <div id="account" hidden>
-<p class="who">Signed in as <strong id="who"></strong> <button type="button" id="sign-out" class="secondary small">Sign out</button></p>
+<p class="who"><span>Signed in as <strong id="who"></strong></span> <button type="button" id="sign-out" class="secondary small">Sign out</button></p>
 
 <section id="password-section">
 <h2>Password</h2>
@@ -112,10 +112,10 @@ const STYLE = `
 img.qr{display:block;width:12rem;height:12rem;margin:0 0 1rem;border:1px solid #e1e4ea;border-radius:4px;image-rendering:pixelated}
 .secret{display:inline-block;padding:.3rem .5rem;border-radius:4px;background:#f0f2f5;letter-spacing:.05em;user-select:all}
 ol.codes{columns:2;margin:0 0 1rem;padding:.75rem 1rem .75rem 2.25rem;border-radius:4px;background:#f0f2f5;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-ol.codes li{margin:0 0 .2rem}
-#totp-confirm button,#totp-start button,#totp-disable button,#passkey-add button,#token-add button,#password-form button{width:auto;padding:.6rem 1.2rem}
+ol.codes li{margin:0 0 .2rem;white-space:nowrap}
+#totp-confirm button,#totp-start button,#totp-disable button,#passkey-add button,#token-add button,#password-form button,#codes-saved,#logout-everywhere{width:auto;padding:.6rem 1.2rem}
 #totp-cancel{margin-left:.5rem}
-@media (max-width:30rem){#totp-confirm button,#totp-start button,#totp-disable button,#passkey-add button,#token-add button,#password-form button{width:100%}#totp-cancel{margin-left:0}}
+@media (max-width:30rem){ol.codes{columns:1}#totp-confirm button,#totp-start button,#totp-disable button,#passkey-add button,#token-add button,#password-form button,#codes-saved,#logout-everywhere{width:100%}#totp-cancel{margin-left:0}}
 @media (prefers-color-scheme:dark){.secret,ol.codes{background:#2a2f39}img.qr{border-color:#363c48}}
 `;
 
@@ -190,6 +190,7 @@ var render = function (account) {
   list(byId('token-list'), byId('no-tokens'), tokens.map(function (token) {
     var expires = token.expiresAt === null || token.expiresAt === undefined ? 'never expires' : 'expires ' + when(token.expiresAt);
     return item(String(token.name), 'Created ' + when(token.createdAt) + ' · ' + expires + ' · last used ' + when(token.lastUsedAt), 'Revoke', function () {
+      byId('new-token').hidden = true;
       change('DELETE', '../api/auth/account/tokens/' + encodeURIComponent(token.id), undefined, byId('token-message'), 'Token revoked.');
     }, 'Revoke token ' + String(token.name));
   }));

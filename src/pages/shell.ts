@@ -60,7 +60,7 @@ code,.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 ul.items{list-style:none;margin:0 0 1rem;padding:0}
 ul.items li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem;padding:.5rem 0;border-bottom:1px solid #e1e4ea}
 ul.items li .grow{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
-@media (max-width:30rem){main{margin:0;padding:1.25rem;border-radius:0;box-shadow:none;min-height:100vh}}
+@media (max-width:30rem){body{display:block}main,main.wide{max-width:none;margin:0;padding:1.25rem;border-radius:0;box-shadow:none;min-height:100vh}}
 @media (prefers-color-scheme:dark){body{background:#15181e;color:#e6e8ec}main{background:#1f232b}a{color:#8fb0ff}input{background:#15181e;color:inherit;border-color:#475063}section,ul.items li{border-color:#363c48}button.secondary{color:#8fb0ff;border-color:#8fb0ff}.muted,.or{color:#a3abba}.message{background:#4a1d1d;color:#ffd6d6}.message.note{background:#1d2b4a;color:#d6e2ff}.message.done{background:#1d3b26;color:#d3f5dc}}
 `;
 

@@ -3,7 +3,7 @@
 // fd 4. One browser per launch, a fresh profile in a temp dir, every wait bounded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -86,8 +86,10 @@ export class Chromium {
         '--disable-component-update',
         '--disable-sync',
         '--disable-dev-shm-usage',
-        // Loopback only: any other host name fails to resolve, so a wrong redirect cannot leave the machine.
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
+        // Loopback only: any other host name fails to resolve, so a wrong redirect cannot leave the
+        // machine. gatehouse.test is 127.0.0.1 under a name: plain http to it is not a secure
+        // context (as a LAN name is not), where localhost and 127.0.0.1 are.
+        '--host-resolver-rules=MAP gatehouse.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
         `--user-data-dir=${profileDir}`,
         '--remote-debugging-pipe',
         'about:blank',
@@ -309,6 +311,51 @@ export class Page {
   async screenshot(): Promise<Buffer> {
     const { data } = await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
     return Buffer.from(String(data), 'base64');
+  }
+
+  /**
+   * Gives the page a DevTools virtual authenticator (WebAuthn.addVirtualAuthenticator): by
+   * default a CTAP2 platform authenticator with resident keys and user verification, which
+   * verifies the user and is touched automatically. Returns its id.
+   */
+  async addVirtualAuthenticator(options: Json = {}): Promise<string> {
+    await this.send('WebAuthn.enable', { enableUI: false });
+    const { authenticatorId } = await this.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+        ...options,
+      },
+    });
+    if (typeof authenticatorId !== 'string') throw new Error('WebAuthn.addVirtualAuthenticator answered without an id');
+    return authenticatorId;
+  }
+
+  /** The credentials a virtual authenticator holds (id, rpId, userHandle, signCount, isResidentCredential). */
+  async virtualCredentials(authenticatorId: string): Promise<Json[]> {
+    const { credentials } = await this.send('WebAuthn.getCredentials', { authenticatorId });
+    return credentials as Json[];
+  }
+
+  /**
+   * A PNG of the whole page laid out at `width` CSS pixels (a phone when under 600), written to
+   * `path`. The page is laid out again at that width first; the viewport is left at it.
+   */
+  async screenshotAt(path: string, width: number): Promise<void> {
+    const isMobile = width < 600;
+    const metrics = { width, height: isMobile ? 844 : 800 };
+    await this.setViewport(metrics.width, metrics.height, isMobile);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const layout = await this.send('Page.getLayoutMetrics');
+    const content = (layout['cssContentSize'] ?? layout['contentSize']) as { height: number } | undefined;
+    const height = Math.max(metrics.height, Math.ceil(content?.height ?? metrics.height));
+    const { data } = await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width, height, scale: 1 } });
+    if (typeof data !== 'string') throw new Error('Page.captureScreenshot answered without data');
+    await writeFile(path, Buffer.from(data, 'base64'));
   }
 
   /** Closes the tab and its browser context (its cookies go with it). */
