@@ -165,7 +165,3 @@ class Reader {
   }
 }
 
-/** The map's value under `key`, or undefined (a helper for readers of decoded maps). */
-export function mapValue(map: CborValue, key: number | string): CborValue | undefined {
-  return map instanceof Map ? map.get(key) : undefined;
-}
