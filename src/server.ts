@@ -127,7 +127,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...(config.authMethod === 'none' ? [] : pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64))),
         ...(config.authMethod === 'none'
           ? []
-          : passkeyRoutes({ config, store, codec, session, revocations, proxyTrust, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), logger, now })),
+          : passkeyRoutes({ config, store, session, cookies, revocations, proxyTrust, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), logger, now })),
         ...(config.authMethod === 'none'
           ? []
           : logoutPageRoutes({ session, revocations, proxyTrust, now, cookie: { path: config.baseUri === '' ? '/' : config.baseUri, isSecure: config.secureCookie, domain: config.cookieDomain } })),

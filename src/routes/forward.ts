@@ -202,10 +202,9 @@ function isTwoFactorAsked(mfa: string | undefined, deps: ForwardRouteDeps, user:
   return deps.requireMfa === true || (deps.requireMfaForAdmins === true && isAdministrator(user.level));
 }
 
-/** The account has a second factor in force; read by name so passkeys count once they are stored. */
+/** The account has a second factor in force: TOTP, or a passkey (whose sign-in can verify its user). */
 function hasSecondFactor(user: StoredUser): boolean {
-  const passkeys = (user as unknown as Readonly<Record<string, unknown>>)['passkeys'];
-  return user.totp !== undefined || (Array.isArray(passkeys) && passkeys.length > 0);
+  return user.totp !== undefined || user.passkeys !== undefined;
 }
 
 function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {

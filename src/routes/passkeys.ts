@@ -1,13 +1,10 @@
-import { passkeyAmr, PASSWORD_ONLY, type Amr } from '../auth/amr.js';
-import type { TokenCodec } from '../auth/jwt.js';
+import { passkeyAmr, PASSWORD_ONLY } from '../auth/amr.js';
 import type { RevocationList } from '../auth/revocations.js';
 import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
-import { newTokenId } from '../auth/session-key.js';
 import type { Config } from '../config.js';
 import { AuthRequired, PasskeyInvalid, PasskeyNotFound, PasskeyRefused, ServerBusy, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
-import { sessionCookie } from '../http/cookies.js';
 import { sendJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addPasskey, recordPasskeyUse, removePasskey } from '../store/passkey-rules.js';
@@ -21,12 +18,13 @@ import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
 import { relyingPartyFor, type RelyingParty } from '../webauthn/relying-party.js';
 import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused, type ClientData } from '../webauthn/verify.js';
 import type { RequestContext, Route } from './context.js';
+import type { SessionCookies } from './session-cookie.js';
 
 export interface PasskeyRouteDeps {
   readonly config: Config;
   readonly store: UserStore;
-  readonly codec: TokenCodec;
   readonly session: SessionAuthenticator;
+  readonly cookies: SessionCookies;
   readonly revocations: RevocationList | undefined;
   readonly proxyTrust: ProxyTrust;
   readonly challenges: ChallengeStore;
@@ -74,17 +72,9 @@ function assertStillSignedIn(view: UserView, caller: Caller, revocations: Revoca
  * passkeys (INTERFACE.md "Signing in", "The caller's own account"). Verification is in webauthn/.
  */
 export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
-  const { config, store, session, challenges, logger } = deps;
+  const { config, store, session, challenges, cookies, logger } = deps;
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
-  const cookiePath = config.baseUri === '' ? '/' : config.baseUri;
   const timeout = CHALLENGE_LIMITS.ttlMs;
-
-  const sessionCookieFor = (ctx: RequestContext, user: StoredUser, amr: Amr): string => {
-    const iat = nowSeconds();
-    const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey, jti: newTokenId(), amr });
-    const isSecure = config.secureCookie || deps.proxyTrust.isForwardedHttps(ctx.req);
-    return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path: cookiePath, isSecure, domain: config.cookieDomain });
-  };
 
   const relyingParty = (ctx: RequestContext): RelyingParty => {
     const rp = relyingPartyFor(deps.proxyTrust.browserHost(ctx.req), config.cookieDomain);
@@ -178,7 +168,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         const current = await store.change((view) => recordPasskeyUse(view, user.username, passkey.id, result.signCount, nowSeconds()));
         if (current === undefined) throw refuse(ctx, 'passkey removed or used concurrently');
         logger.info('passkey sign-in succeeded', { event: 'passkey_login_succeeded', address: ctx.address, username: current.username, isUserVerified: result.isUserVerified });
-        sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': sessionCookieFor(ctx, current, passkeyAmr(result.isUserVerified)) });
+        sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': cookies.issue(ctx, current, passkeyAmr(result.isUserVerified)) });
       },
     },
     {
@@ -186,7 +176,8 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       path: '/api/auth/account/passkeys/options',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticate(ctx.credentials);
+        // Any factor: with two factors required of administrators, this is where one sets them up.
+        const caller = session.authenticateAnyFactor(ctx.credentials);
         // Nothing is read from a body; one sent (`{}`) is accepted and dropped.
         await readJsonBody(ctx.req, config.maxBodyBytes);
         const rp = relyingParty(ctx);
@@ -219,7 +210,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       path: '/api/auth/account/passkeys',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticate(ctx.credentials);
+        const caller = session.authenticateAnyFactor(ctx.credentials);
         const { name, credential } = checked(checkNewPasskeyBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         const rp = relyingParty(ctx);
         let added;
@@ -262,7 +253,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         });
         logger.info('passkey added', { event: 'passkey_added', username: user.username, passkeyId: id, address: ctx.address });
         // Every other session ends; this one goes on under a new cookie, made the way it was.
-        sendJson(ctx.res, 200, { id, name }, { 'set-cookie': sessionCookieFor(ctx, user, caller.claims.amr ?? PASSWORD_ONLY), ...NO_STORE });
+        sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr ?? PASSWORD_ONLY), ...NO_STORE });
       },
     },
     {
@@ -270,7 +261,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       path: '/api/auth/account/passkeys/:id',
       body: 'none',
       async handler(ctx) {
-        const caller = session.authenticate(ctx.credentials);
+        const caller = session.authenticateAnyFactor(ctx.credentials);
         const id = checkCredentialId(ctx.param ?? '', 'id');
         if (!id.ok) throw new PasskeyNotFound();
         const user = await store.change((view) => {
@@ -278,7 +269,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
           return removePasskey(view, caller.user.username, id.value, nowSeconds());
         });
         logger.info('passkey removed', { event: 'passkey_removed', username: user.username, passkeyId: id.value, address: ctx.address });
-        sendJson(ctx.res, 200, {}, { 'set-cookie': sessionCookieFor(ctx, user, caller.claims.amr ?? PASSWORD_ONLY) });
+        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr ?? PASSWORD_ONLY) });
       },
     },
   ];

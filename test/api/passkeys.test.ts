@@ -169,6 +169,18 @@ describe('passkeys', () => {
     });
   });
 
+  describe('the account listing', () => {
+    it('lists the passkeys in GET /api/auth/account with times in milliseconds, lastUsedAt null until used', async () => {
+      const { user, authenticator } = await withPasskey();
+      const listed = async (): Promise<unknown> => ((await server.request({ path: '/api/auth/account', token: user.token })).json as { passkeys: unknown }).passkeys;
+      const createdAt = Math.floor(server.clock.now() / 1000) * 1000;
+      assert.deepEqual(await listed(), [{ id: authenticator.id, name: 'laptop', createdAt, lastUsedAt: null }]);
+      server.clock.advanceSeconds(60);
+      assert.equal((await signIn(server, authenticator)).status, 200);
+      assert.deepEqual(await listed(), [{ id: authenticator.id, name: 'laptop', createdAt, lastUsedAt: Math.floor(server.clock.now() / 1000) * 1000 }]);
+    });
+  });
+
   describe('removing', () => {
     it('removes a passkey, ends the other sessions, and the passkey no longer signs in', async () => {
       const { user, authenticator } = await withPasskey();
@@ -205,6 +217,19 @@ describe('passkeys', () => {
         assert.equal(typeof stored?.['lastUsedAt'], 'number');
       });
     }
+
+    it('passes the gate with mfa=1 after a verified passkey sign-in; a password session of that account is sent to give its second factor', async () => {
+      const { user, authenticator } = await withPasskey();
+      const gate = (token: string): Promise<TestResponse> =>
+        server.request({ path: '/api/auth/forward?mfa=1&login=/login', token, headers: { accept: 'text/html', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'app.example', 'x-forwarded-uri': '/' } });
+      const signedIn = await signIn(server, authenticator);
+      assert.equal((await gate(signedIn.cookieToken ?? '')).status, 200);
+      const presentOnly = await gate((await signIn(server, authenticator, { overrides: { flags: FLAGS.UP } })).cookieToken ?? '');
+      assert.equal(presentOnly.status, 302);
+      assert.match(String(presentOnly.headers['location']), /^\/login\?mfa=code&/);
+      const password = await gate(user.token);
+      assert.match(String(password.headers['location']), /^\/login\?mfa=code&/);
+    });
 
     it('gives amr hwk alone when the authenticator did not verify the user', async () => {
       const { authenticator } = await withPasskey();
@@ -386,5 +411,27 @@ describe('passkeys behind a trusted proxy with a cookie domain', () => {
     const signedIn = await signIn(server, authenticator, { headers });
     assert.equal(signedIn.status, 200, signedIn.text);
     assert.match(String(signedIn.headers['set-cookie']), /Domain=example\.org; .*Secure/);
+  });
+});
+
+describe('passkeys with two factors required of administrators', () => {
+  let server: TestServer;
+  let root: TestUser;
+  before(async () => {
+    ({ server, root } = await startPopulatedServer({ GATEHOUSE_REQUIRE_MFA_FOR_ADMINS: 'true' }));
+  });
+  after(() => server.close());
+
+  it('lets an administrator with a password session add a passkey, whose verified sign-in then counts as two factors', async () => {
+    assertError(await server.request({ path: '/api/auth/users', token: root.token }), 401, 'AUTH_REQUIRED');
+    const authenticator = newAuthenticator();
+    const added = await addPasskey(server, root.token, authenticator);
+    assert.equal(added.status, 200, added.text);
+    const verified = await signIn(server, authenticator);
+    assert.equal(verified.status, 200, verified.text);
+    assert.equal((await server.request({ path: '/api/auth/users', token: verified.cookieToken ?? '' })).status, 200);
+    const presentOnly = await signIn(server, authenticator, { overrides: { flags: FLAGS.UP } });
+    assert.equal(presentOnly.status, 200, presentOnly.text);
+    assertError(await server.request({ path: '/api/auth/users', token: presentOnly.cookieToken ?? '' }), 401, 'AUTH_REQUIRED');
   });
 });
