@@ -19,7 +19,6 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { buildForbiddenPage } from './routes/forbidden-page.js';
 import { forwardRoutes } from './routes/forward.js';
-import { machineTokenRoutes } from './routes/machine-tokens.js';
 import { pageRoutes } from './pages/shell.js';
 import { buildUsersPage } from './pages/users-page.js';
 import { passkeyRoutes } from './routes/passkeys.js';
@@ -118,7 +117,6 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       apiRoutes: [
         ...authRoutes({ config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, now, offlineInstruction }),
         ...accountRoutes({ config, store, session, hasher, throttle, revocations, totp, cookies, logger, now }),
-        ...machineTokenRoutes({ store, session, revocations, logger, maxBodyBytes: config.maxBodyBytes, now }),
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64), requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64 })),
         ...accountPageRoutes(buildAccountPage(sha256Base64)),

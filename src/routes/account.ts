@@ -4,19 +4,21 @@ import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { RevocationList } from '../auth/revocations.js';
 import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
 import { newSessionKey } from '../auth/session-key.js';
+import { newMachineToken } from '../auth/machine-tokens.js';
 import type { TotpAccounts } from '../auth/totp-account.js';
 import type { Config } from '../config.js';
-import { AuthRequired, TooManyAttempts, TotpAlreadyEnabled, ValidationFailed, WrongPassword } from '../errors.js';
+import { AuthRequired, MachineTokenNotFound, TooManyAttempts, TotpAlreadyEnabled, ValidationFailed, WrongPassword } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { changeUser } from '../store/account-rules.js';
+import { addMachineToken, removeMachineToken } from '../store/machine-token-rules.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf, type Checker } from '../validate/check.js';
+import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
 import type { Route } from './context.js';
-import { machineTokensOf } from './machine-tokens.js';
 import { passkeysOf } from './passkeys.js';
 import type { SessionCookies } from './session-cookie.js';
 import { renderQrSvg } from '../qr/svg.js';
@@ -33,6 +35,25 @@ export interface AccountRouteDeps {
   readonly logger: Logger;
   /** Milliseconds since the epoch. */
   readonly now: () => number;
+}
+
+/** How the caller's own account lists its tokens (GET /api/auth/account): times in milliseconds since the epoch, null when none. */
+export interface MachineTokenListEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+  readonly lastUsedAt: number | null;
+}
+
+export function machineTokensOf(user: StoredUser): MachineTokenListEntry[] {
+  return (user.tokens ?? []).map((token) => ({
+    id: token.id,
+    name: token.name,
+    createdAt: token.createdAt * 1000,
+    expiresAt: token.expiresAt === undefined ? null : token.expiresAt * 1000,
+    lastUsedAt: token.lastUsedAt === undefined ? null : token.lastUsedAt * 1000,
+  }));
 }
 
 function checked<T>(check: Checker<T>, input: unknown): T {
@@ -217,6 +238,45 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         deps.totp.forget(caller.user.username);
         logger.info('every session ended by the account owner', { event: 'logout_everywhere', address: ctx.address, username: caller.user.username });
         sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
+      },
+    },
+    // Machine tokens (SECURITY.md "Machine tokens, groups and accounts without client settings"):
+    // made and revoked by a session only; a machine token arrives in Authorization, which nothing
+    // here reads, so no token can make or remove tokens.
+    {
+      method: 'POST',
+      path: '/api/auth/account/tokens',
+      body: 'json',
+      async handler(ctx) {
+        const caller = session.authenticate(ctx.credentials);
+        const { name, days } = checked(checkNewMachineTokenBody, await readJsonBody(ctx.req, config.maxBodyBytes));
+        const { token, digest, id } = newMachineToken();
+        const createdAt = nowSeconds();
+        const expiresAt = days === undefined ? undefined : createdAt + days * 86_400;
+        await store.change((view) => {
+          currentAccount(view, caller, deps.revocations);
+          addMachineToken(view, caller.user.username, { id, name, digest, createdAt, ...(expiresAt === undefined ? {} : { expiresAt }) });
+        });
+        // The id names the token in logs; the token itself is never logged.
+        logger.info('machine token created', { event: 'machine_token_created', username: caller.user.username, tokenId: id, address: ctx.address });
+        sendJson(ctx.res, 200, { id, name, token, expiresAt: expiresAt === undefined ? null : expiresAt * 1000 }, { 'cache-control': 'no-store' });
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/auth/account/tokens/:id',
+      body: 'none',
+      async handler(ctx) {
+        const caller = session.authenticate(ctx.credentials);
+        // A malformed id names no token: the same 404 as an unknown one.
+        const id = checkMachineTokenId(ctx.param ?? '', 'id');
+        if (!id.ok) throw new MachineTokenNotFound();
+        await store.change((view) => {
+          currentAccount(view, caller, deps.revocations);
+          removeMachineToken(view, caller.user.username, id.value);
+        });
+        logger.info('machine token revoked', { event: 'machine_token_revoked', username: caller.user.username, tokenId: id.value, address: ctx.address });
+        sendJson(ctx.res, 200, {});
       },
     },
   ];

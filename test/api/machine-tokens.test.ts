@@ -62,6 +62,21 @@ describe('machine tokens', () => {
       assert.equal((summary.json as { tokens: number }).tokens, 1);
     });
 
+    it('lists the tokens in GET /api/auth/account, without the token or its digest', async () => {
+      const user = await account();
+      const made = await makeToken(user.token, { name: 'listed', days: 2 });
+      const res = await server.request({ path: '/api/auth/account', token: user.token });
+      assert.equal(res.status, 200, res.text);
+      const createdAt = Math.floor(server.clock.now() / 1000) * 1000;
+      assert.deepEqual((res.json as { tokens: unknown }).tokens, [{ id: made.id, name: 'listed', createdAt, expiresAt: made.expiresAt, lastUsedAt: null }]);
+      assert.ok(!res.text.includes(made.token) && !res.text.includes('digest'));
+      assert.equal((await gate(`Bearer ${made.token}`)).status, 200);
+      await server.running.store.change(() => undefined);
+      const used = await server.request({ path: '/api/auth/account', token: user.token });
+      assert.equal((used.json as { tokens: Array<{ lastUsedAt: unknown }> }).tokens[0]?.lastUsedAt, createdAt);
+      assertError(await server.request({ path: '/api/auth/account', headers: { authorization: `Bearer ${made.token}` } }), 401);
+    });
+
     it('with days, expires that many days after it was made', async () => {
       const user = await account();
       const made = await makeToken(user.token, { name: 'week', days: 7 });
@@ -197,6 +212,24 @@ describe('machine tokens', () => {
       const plain = await gate(undefined, '?login=/login', { accept: 'text/html' });
       assert.equal(plain.status, 302);
       assert.equal(plain.headers['www-authenticate'], undefined);
+    });
+
+    it('with mfa=1, passes a token only where the forward URL also says tokens=1', async () => {
+      const user = await account();
+      const made = await makeToken(user.token);
+      for (const authorization of [`Bearer ${made.token}`, basic(user.username, made.token)]) {
+        assertError(await gate(authorization, '?mfa=1'), 401);
+        assertError(await gate(authorization, '?mfa=1&tokens=0'), 401);
+        const challenged = await gate(authorization, '?mfa=1&basic=1');
+        assertError(challenged, 401);
+        assert.equal(challenged.headers['www-authenticate'], 'Basic realm="Gatehouse"');
+        const res = await gate(authorization, '?mfa=1&tokens=1');
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.headers['remote-user'], user.username);
+      }
+      // tokens=1 alone lets no one in without credentials, and no one-factor session past mfa=1.
+      assertError(await gate(undefined, '?mfa=1&tokens=1'), 401);
+      assertError(await server.request({ path: '/api/auth/forward?mfa=1&tokens=1', token: user.token }), 401);
     });
 
     it('records last use at most once an hour per token', async () => {
