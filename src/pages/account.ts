@@ -21,9 +21,9 @@ const BODY = `
 <input id="new-password" name="newPassword" type="password" autocomplete="new-password" required>
 <label for="repeat-password">New password again</label>
 <input id="repeat-password" name="repeat" type="password" autocomplete="new-password" required>
-<p id="password-message" class="message" role="alert" hidden></p>
 <button type="submit">Change password</button>
 </form>
+<p id="password-message" class="message" role="alert" hidden></p>
 </section>
 
 <section id="totp-section">

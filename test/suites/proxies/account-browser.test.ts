@@ -249,6 +249,18 @@ describe('the account page and sign-in in Chromium', () => {
     assert.deepEqual(unexpectedProblems(page), []);
   });
 
+  it('signs in with the passkey after a username is typed (the options list that account\'s passkeys)', async () => {
+    await click(page, 'sign-out');
+    await page.waitForUrl((url) => url.pathname === '/login');
+    await page.navigate(`${origin}/login?rd=${encodeURIComponent(accountUrl())}`);
+    await page.waitFor(`document.readyState === 'complete' && document.getElementById('passkey') !== null && !document.getElementById('passkey').disabled`);
+    await page.evaluate(`(document.getElementById('username').value = ${JSON.stringify(username)}, true)`);
+    await click(page, 'passkey');
+    await page.waitForUrl((url) => url.pathname === '/gatehouse/account', 20_000);
+    assert.equal(await page.waitFor<string>(`!document.getElementById('account').hidden && document.getElementById('who').textContent`), username);
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
+
   it('removes the passkey with a second click, and then a passkey sign-in is refused with a message', async () => {
     await page.evaluate(`(document.querySelector('#passkey-list li button').click(), true)`);
     await page.evaluate(`(document.querySelector('#passkey-list li button').click(), true)`);
@@ -271,6 +283,50 @@ describe('the account page and sign-in in Chromium', () => {
 
   it('saved its screenshots', (t) => {
     t.diagnostic(`screenshots in ${screenshotDir}`);
+  });
+});
+
+describe('the sign-in page when the gate asked for two factors', () => {
+  let gatehouse: ServeProcess;
+  let origin = '';
+
+  before(async () => {
+    gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', await tempDir()]);
+    origin = `http://localhost:${gatehouse.port}`;
+    const admin = await httpCall(gatehouse.port, { method: 'POST', path: '/api/auth/register', body: { username: 'root', password: 'root-password-9q', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
+    assert.equal(admin.status, 200, admin.text);
+  });
+  after(async () => {
+    await gatehouse?.stop();
+  });
+
+  it('follows the gate\'s own redirect for an account without a second factor: no loop back to rd, a link to the account page instead', async () => {
+    const page = await openPage();
+    await page.navigate(`${origin}/login?rd=${encodeURIComponent(`${origin}/gatehouse/account`)}`);
+    await submitForm(page, 'login', { username: 'root', password: 'root-password-9q' });
+    await page.waitForUrl((url) => url.pathname === '/gatehouse/account');
+    // What the gate answers a browser with this one-factor session on an app that says mfa=1.
+    const cookie = (await page.cookies(`${origin}/`)).find((entry) => entry.name === 'jwt');
+    assert.ok(cookie !== undefined);
+    const gate = await httpCall(gatehouse.port, {
+      path: '/api/auth/forward?mfa=1&login=/login',
+      token: cookie.value,
+      headers: { accept: 'text/html', host: `localhost:${gatehouse.port}`, 'x-forwarded-uri': '/wiki' },
+    });
+    assert.equal(gate.status, 302, gate.text);
+    const location = String(gate.headers['location']);
+    assert.match(location, /^\/login\?mfa=setup&rd=/);
+
+    await page.navigate(`${origin}${location}`);
+    await page.waitFor(`document.readyState === 'complete' && !document.getElementById('setup-note').hidden`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(await page.evaluate('location.pathname'), '/login', 'the one-factor session is not sent back to rd');
+    assert.equal(await page.evaluate(`document.getElementById('mfa-note').hidden`), false);
+    await page.screenshotAt(join(screenshotDir, 'sign-in-mfa-setup-phone.png'), 390);
+    await page.evaluate(`(document.querySelector('#setup-note a').click(), true)`);
+    await page.waitForUrl((url) => url.pathname === '/gatehouse/account');
+    await page.waitFor(`!document.getElementById('account').hidden && !document.getElementById('totp-off').hidden`);
+    assert.deepEqual(unexpectedProblems(page), []);
   });
 });
 
