@@ -344,6 +344,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
           ...(patch.level === undefined ? {} : { level: patch.level }),
           ...(patch.client === undefined ? {} : { client: patch.client }),
           ...(patch.groups === undefined ? {} : { groups: patch.groups }),
+          ...(patch.totp === false ? { removeTotp: true } : {}),
           ...(passwordHash === undefined ? {} : { passwordHash }),
         };
         await store.change((view) => {

@@ -20,6 +20,8 @@ export interface UserChanges {
   readonly client?: ClientSettings;
   /** The account's whole new list of groups; empty removes them. */
   readonly groups?: readonly string[];
+  /** Removes the account's TOTP and recovery codes (an administrator's reset of a lost authenticator). */
+  readonly removeTotp?: boolean;
 }
 
 /**
@@ -38,7 +40,9 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   if (username !== user.username && view.has(username)) throw new UsernameTaken();
   if (isAdministrator(user.level) && !isAdministrator(level) && view.administratorCount() === 1) throw new LastAdministrator();
   // Levels compare by role (INTERFACE.md): rewriting 10 as "ADMINISTRATOR" changes no access.
-  const isCredentialChange = changes.passwordHash !== undefined || username !== user.username || roleOf(level) !== roleOf(user.level);
+  // Removing a second factor ends the account's sessions, as its owner removing it does.
+  const isTotpRemoved = changes.removeTotp === true && user.totp !== undefined;
+  const isCredentialChange = changes.passwordHash !== undefined || username !== user.username || roleOf(level) !== roleOf(user.level) || isTotpRemoved;
   const isGroupChange = changes.groups !== undefined && !sameGroups(changes.groups, user.groups ?? []);
   if (!isCredentialChange && !isGroupChange && changes.client === undefined && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
@@ -46,7 +50,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   // whoever changes a password after a leak expects every way in to close. A level does not:
   // the gate reads the level on every request, so a demotion counts at once.
   const isTokenEnding = changes.passwordHash !== undefined || username !== user.username;
-  const { groups: _groups, tokens: _tokens, ...rest } = user;
+  const { groups: _groups, tokens: _tokens, totp: _totp, ...rest } = user;
   const groups = changes.groups ?? user.groups ?? [];
   view.set({
     ...rest,
@@ -57,6 +61,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     // An account without groups has no field (INTERFACE.md: absent when unused).
     ...(groups.length === 0 ? {} : { groups }),
     ...(isTokenEnding || user.tokens === undefined ? {} : { tokens: user.tokens }),
+    ...(isTotpRemoved || user.totp === undefined ? {} : { totp: user.totp }),
     credentialsChangedAt: isCredentialChange ? Math.max(nowSeconds, user.credentialsChangedAt) : user.credentialsChangedAt,
     sessionKey: isCredentialChange ? newSessionKey() : user.sessionKey,
   });

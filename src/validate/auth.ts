@@ -1,4 +1,4 @@
-import { fail, objectOf, optional, partialObjectOf, stringOf, type Checker, type CheckedType } from './check.js';
+import { fail, objectOf, optional, partialObjectOf, pass, stringOf, type Checker, type CheckedType } from './check.js';
 import { checkClientSettings } from './client-settings.js';
 import { checkGroups } from './groups.js';
 import { checkAccessLevel } from './level.js';
@@ -50,8 +50,11 @@ export function registerBodyChecker(minPasswordLength: number) {
 }
 export type RegisterBody = CheckedType<ReturnType<typeof registerBodyChecker>>;
 
+// INTERFACE.md "Administrators": `totp: false` resets a lost authenticator; only its owner sets one up.
+const checkTotpReset: Checker<false> = (input, path) => (input === false ? pass(false as const) : fail(path, 'can only be false: it removes TOTP, which only the account itself sets up'));
+
 export function updateBodyChecker(minPasswordLength: number) {
-  return partialObjectOf({ ...userFields(minPasswordLength), groups: checkGroups });
+  return partialObjectOf({ ...userFields(minPasswordLength), groups: checkGroups, totp: checkTotpReset });
 }
 
 /**

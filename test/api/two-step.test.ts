@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeBase32 } from '../../src/auth/base32.js';
 import { createTokenCodec } from '../../src/auth/jwt.js';
 import { hotp, totpCode, totpStep } from '../../src/auth/totp.js';
-import { createUser, login, startPopulatedServer, verify, type TestUser } from '../helpers/api.js';
+import { createUser, login, startPopulatedServer, updateUser, verify, type TestUser } from '../helpers/api.js';
 import { startTestServer, TEST_SECRET, type TestResponse, type TestServer } from '../helpers/server.js';
 
 const claimsOf = (token: string | undefined): Record<string, unknown> => JSON.parse(Buffer.from((token ?? '').split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
@@ -217,6 +217,29 @@ describe('two-step sign-in with TOTP', () => {
     assert.equal((await verify(server, user.token)).status, 401);
     assert.equal((await verify(server, other)).status, 401);
     assert.equal((await login(server, user.username, user.password)).status, 200);
+  });
+
+  it('GET /api/auth/account lists the machine tokens of the account', async () => {
+    const user = await createUser(server, root.token);
+    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'backup script' });
+    assert.equal(made.status, 200, made.text);
+    const account = (await server.request({ path: '/api/auth/account', token: user.token })).json as { tokens: Array<{ id: string; name: string }>; passkeys: unknown[] };
+    assert.deepEqual(account.tokens.map((token) => [token.id, token.name]), [[(made.json as { id: string }).id, 'backup script']]);
+    assert.deepEqual(account.passkeys, []);
+  });
+
+  it('an administrator resets a lost authenticator with PATCH totp: false, which ends the account\'s sessions', async () => {
+    const user = await createUser(server, root.token);
+    const { token } = await enrol(server, user);
+    assert.equal((await updateUser(server, token, user.username, { totp: false })).status, 403, 'not by the account itself');
+    assert.equal((await updateUser(server, root.token, user.username, { totp: true })).status, 400);
+    const reset = await updateUser(server, root.token, user.username, { totp: false });
+    assert.equal(reset.status, 200);
+    assert.equal(server.running.store.find(user.username)?.totp, undefined);
+    assert.equal((await verify(server, token)).status, 401);
+    assert.equal((await login(server, user.username, user.password)).status, 200);
+    const summary = await server.request({ path: `/api/auth/users/${encodeURIComponent(user.username)}`, token: root.token });
+    assert.equal((summary.json as { totp: boolean }).totp, false);
   });
 
   it('the account API refuses without a session, and refuses a form body (415)', async () => {
