@@ -51,8 +51,8 @@ async function tempDir(prefix: string): Promise<string> {
  * The recipe file with each `from` replaced by its `to`. Every `from` must occur: a recipe that
  * drifted from what the test replaces fails loudly instead of running half-templated.
  */
-export function renderRecipe(relativePath: string, replacements: ReadonlyArray<readonly [string, string]>): string {
-  let text = readFileSync(join(REPO_ROOT, relativePath), 'utf8');
+export function renderRecipe(relativePath: string, replacements: ReadonlyArray<readonly [string, string]>, source?: string): string {
+  let text = source ?? readFileSync(join(REPO_ROOT, relativePath), 'utf8');
   for (const [from, to] of replacements) {
     if (!text.includes(from)) throw new Error(`${relativePath} no longer contains ${JSON.stringify(from)}: update the test's templating`);
     text = text.split(from).join(to);
@@ -356,8 +356,10 @@ interface RecipePorts {
  * The recipe for `kind` as the test runs it, with the shared files beside it: only addresses,
  * ports, the token file path and the shared files' location differ from deploy/.
  */
-function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts, floodToken: string): RenderSite {
+function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts, floodToken: string, siteText?: string): RenderSite {
   const file = RECIPE_FILES[kind][recipe];
+  // Per-app lines of a test's own, written as docs/deploy.md writes them, on the same shared part.
+  const hasSecondApp = siteText === undefined || siteText.includes(RECIPE_SECOND_APP);
   const upstreamAddress = recipe === 'flood' ? RECIPE_FLOOD : RECIPE_APP;
   const gatehouse = `127.0.0.1:${ports.gatehouse}`;
   if (kind === 'nginx') {
@@ -375,11 +377,11 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts,
         const tokenFile = join(dir, 'flood-token.conf');
         await writeFile(tokenFile, `set $flood_token "${floodToken}";\n`, { mode: 0o600 });
         replacements.push(['/etc/nginx/flood-token.conf', tokenFile]);
-      } else {
+      } else if (hasSecondApp) {
         replacements.push([`http://${RECIPE_SECOND_APP};`, `http://127.0.0.1:${ports.second};`]);
       }
       // The http-level file as Debian's nginx.conf includes conf.d/*.conf.
-      return `include conf.d/gatehouse.conf;\n${renderRecipe(file, replacements)}`;
+      return `include conf.d/gatehouse.conf;\n${renderRecipe(siteText === undefined ? file : 'the test\'s site', replacements, siteText)}`;
     };
   }
   return async (port, dir) => {
@@ -390,10 +392,10 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts,
       [`${recipe === 'flood' ? 'flood' : 'app'}.example.com {`, `http://:${port} {\n\tbind 127.0.0.1`],
       [upstreamAddress, `127.0.0.1:${ports.upstream}`],
     ];
-    if (recipe === 'app') {
+    if (recipe === 'app' && hasSecondApp) {
       replacements.push([`${SECOND_APP_HOST} {`, `http://${SECOND_APP_HOST}:${port} {\n\tbind 127.0.0.1`], [RECIPE_SECOND_APP, `127.0.0.1:${ports.second}`]);
     }
-    return renderRecipe(file, replacements);
+    return renderRecipe(siteText === undefined ? file : 'the test\'s site', replacements, siteText);
   };
 }
 
@@ -415,6 +417,11 @@ export interface StackOptions {
   readonly recipe: RecipeName;
   /** Extra `gatehouse serve` flags. */
   readonly gatehouseArgs?: readonly string[];
+  /**
+   * For the app recipe: per-app lines of the test's own in place of deploy/'s apps file, written
+   * with the same addresses (app.example.com, 127.0.0.1:8080), on the same shared part.
+   */
+  readonly siteText?: Readonly<Record<ProxyKind, string>>;
 }
 
 /** Starts Gatehouse (loopback, free port, fresh data dir, --trust-proxy 127.0.0.1), the upstream, then the proxy. */
@@ -434,7 +441,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   const upstream = await startUpstream(floodSecret === undefined ? {} : { floodSecret });
   const secondUpstream = await startUpstream();
-  const render = recipeRenderer(options.proxy, options.recipe, { gatehouse: gatehouse.port, upstream: upstream.port, second: secondUpstream.port }, floodToken);
+  const render = recipeRenderer(options.proxy, options.recipe, { gatehouse: gatehouse.port, upstream: upstream.port, second: secondUpstream.port }, floodToken, options.siteText?.[options.proxy]);
   let proxy: RunningProxy;
   try {
     proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken });
