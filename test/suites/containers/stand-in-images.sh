@@ -11,6 +11,9 @@ PREFIX=$1
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 LIBDIR=/usr/lib/x86_64-linux-gnu
+NODE=$(readlink -f "$(command -v node)")
+NPM_DIR=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+CADDY=$(readlink -f "$(command -v caddy)")
 
 # A root file system holding the given programs and the shared libraries they load (Debian is
 # merged-/usr: /bin, /lib and /lib64 are links into /usr).
@@ -36,10 +39,10 @@ base_root() {
 
 # node:20-alpine: node and npm under /usr/local, as the official image has them.
 node_root="$WORK/node"
-base_root "$node_root" /usr/bin/node
+base_root "$node_root" "$NODE"
 mkdir -p "$node_root/usr/local/bin" "$node_root/usr/local/lib/node_modules"
-cp /usr/bin/node "$node_root/usr/local/bin/node"
-cp -a /usr/lib/node_modules/npm "$node_root/usr/local/lib/node_modules/npm"
+cp "$NODE" "$node_root/usr/local/bin/node"
+cp -a "$NPM_DIR" "$node_root/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$node_root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$node_root/usr/local/bin/npx"
 
@@ -63,8 +66,8 @@ tar -C "$node_root" -cf - . | podman import --change 'ENTRYPOINT ["/whoami"]' --
 
 # caddy:2-alpine: the binary, its directories, and the official image's command and variables.
 caddy_root="$WORK/caddy"
-base_root "$caddy_root" /usr/bin/caddy
-cp /usr/bin/caddy "$caddy_root/usr/bin/caddy"
+base_root "$caddy_root" "$CADDY"
+cp "$CADDY" "$caddy_root/usr/bin/caddy"
 mkdir -p "$caddy_root/etc/caddy" "$caddy_root/config/caddy" "$caddy_root/data/caddy" "$caddy_root/srv"
 tar -C "$caddy_root" -cf - . | podman import \
   --change 'ENV XDG_CONFIG_HOME=/config' --change 'ENV XDG_DATA_HOME=/data' \
