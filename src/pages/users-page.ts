@@ -1,5 +1,6 @@
 // `{base}/gatehouse/users`: the administrators' page. Lists accounts (level, groups, second
-// factor, machine tokens), adds one without client settings, changes level and groups, removes.
+// factor, machine tokens), adds one without client settings, changes level and groups, resets a
+// lost TOTP authenticator, removes.
 // Every change is a JSON fetch to ../api/auth/... (relative: works under any base URI), so the
 // page holds no authority of its own: the API decides who may do what, the page only shows it.
 import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from './shell.js';
@@ -122,6 +123,17 @@ var render = function (details) {
       form = editForm(user);
       item.appendChild(form);
     }));
+    if (user.totp) {
+      actions.appendChild(button('Reset TOTP', 'secondary', function () {
+        if (!window.confirm('Remove the TOTP authenticator of ' + user.username + '? Their sessions end; they sign in with the password alone until they set up a new one.')) return;
+        callApi('PATCH', userPath(user.username), { totp: false }).then(function (answer) {
+          if (!answer.ok) { say(problem, problemOf(answer), ''); return; }
+          say(problem, '', '');
+          say(status, 'Reset the TOTP of ' + user.username + '.', 'done');
+          load();
+        });
+      }));
+    }
     actions.appendChild(button('Remove', 'danger', function () {
       if (!window.confirm('Remove ' + user.username + '? Their sessions and machine tokens end.')) return;
       callApi('DELETE', userPath(user.username)).then(function (answer) {

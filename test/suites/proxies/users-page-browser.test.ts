@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { decodeBase32 } from '../../../src/auth/base32.js';
+import { totpCode } from '../../../src/auth/totp.js';
 import { Chromium, type Page, type PageProblem } from '../../helpers/chromium.js';
 import { assertBuilt, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, startServe, tempDir, type ServeProcess } from '../../helpers/process.js';
 import { PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
@@ -177,6 +179,24 @@ describe('the users page in Chromium', () => {
     assert.equal(await shownMessage(page, 'status'), 'Saved photos.');
     await page.waitFor(`Array.from(document.querySelectorAll('#users li.user .tag')).some((tag) => tag.textContent === 'ops')`);
     assert.deepEqual((await api('GET', '/api/auth/users/photos')).json, { username: 'photos', level: 'ADMINISTRATOR', groups: ['ops'], totp: false, passkeys: 0, tokens: 0 });
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
+
+  it('resets a lost TOTP authenticator after the confirmation', async () => {
+    const reader = await httpCall(gatehouse.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: 'wiki-reader', password: 'wiki-reader-pw' } });
+    const begun = await api('POST', '/api/auth/account/totp', { password: 'wiki-reader-pw' }, reader.cookieToken);
+    const seed = decodeBase32((begun.json as { secret: string }).secret);
+    assert.ok(seed !== undefined);
+    assert.equal((await api('POST', '/api/auth/account/totp/confirm', { code: totpCode(seed, Date.now()) }, reader.cookieToken)).status, 200);
+
+    const page = await signedInUsersPage(ADMIN, ADMIN_PASSWORD);
+    await waitForList(page, 4);
+    assert.ok((await shownUsers(page)).find((user) => user.name === 'wiki-reader')?.tags.includes('second factor: TOTP'));
+    await page.evaluate(`window.confirm = () => true`);
+    await clickIn(page, 'wiki-reader', 'Reset TOTP');
+    assert.equal(await shownMessage(page, 'status'), 'Reset the TOTP of wiki-reader.');
+    await page.waitFor(`Array.from(document.querySelectorAll('#users li.user .tag')).filter((tag) => tag.textContent === 'no second factor').length === 4`);
+    assert.equal(((await api('GET', '/api/auth/users/wiki-reader')).json as { totp: boolean }).totp, false);
     assert.deepEqual(unexpectedProblems(page), []);
   });
 
