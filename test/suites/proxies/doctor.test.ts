@@ -3,11 +3,8 @@
 // check passes, exit 0), and once per deliberate mistake, which the doctor must name (that check
 // fails, exit 1) without blaming the checks the mistake does not touch.
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, killAllChildren, removeTempDirs, runCli, startServe, type ServeProcess } from '../../helpers/process.js';
+import { assertBuilt, tempDir, killAllChildren, removeTempDirs, runCli, startServe, type ServeProcess } from '../../helpers/process.js';
 import { SECOND_APP_HOST, startCaddy, startNginx, startStack, startUpstream, stopAllProxies, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
 import { sendRequest } from '../../helpers/server.js';
 import { CLIENT_SETTINGS } from '../../helpers/process.js';
@@ -170,7 +167,7 @@ interface Site {
 }
 
 async function startSite(kind: 'nginx' | 'caddy', mistake: Mistake | undefined, gatehouseArgs: readonly string[] = []): Promise<Site> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-doctor-'));
+  const dataDir = await tempDir('gatehouse-doctor-');
   const gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--trust-proxy', '127.0.0.1', ...gatehouseArgs]);
   const upstream = await startUpstream();
   const render = (port: number): string => {

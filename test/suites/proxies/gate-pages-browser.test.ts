@@ -3,12 +3,11 @@
 // error_page 403 asks Gatehouse again), its "sign in as someone else" link, and {base}/logout.
 // With GATEHOUSE_SCREENSHOT_DIR set, the 403 page is saved at desktop and phone width there.
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Chromium, type Page } from '../../helpers/chromium.js';
-import { assertBuilt, CLIENT_SETTINGS, killAllChildren, removeTempDirs, startServe, type ServeProcess } from '../../helpers/process.js';
+import { assertBuilt, tempDir, CLIENT_SETTINGS, killAllChildren, removeTempDirs, startServe, type ServeProcess } from '../../helpers/process.js';
 import { PROXY_KINDS, startCaddy, startNginx, startUpstream, stopAllProxies, type ProxyKind, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
 import { sendRequest } from '../../helpers/server.js';
 
@@ -150,7 +149,7 @@ for (const kind of PROXY_KINDS) {
     const user = { username: 'Zoë <user>', password: 'user-password-1' };
     const admin = { username: 'admin', password: 'admin-password-1' };
     before(async () => {
-      const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-pages-'));
+      const dataDir = await tempDir('gatehouse-pages-');
       gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--trust-proxy', '127.0.0.1']);
       upstream = await startUpstream();
       const render = (port: number): string => (kind === ('nginx' satisfies ProxyKind) ? nginxSite(port, gatehouse.port, upstream.port) : caddySite(port, gatehouse.port, upstream.port));
