@@ -64,6 +64,17 @@ async function main(io: CliIo): Promise<number> {
   }
 }
 
+// A reader of our output that goes away (`serve | head -1`, a log shipper restarting) makes writes
+// fail with EPIPE, which node throws as an unhandled 'error' event. The service must go on
+// answering without its log rather than stop: say so once on stderr, then drop what cannot be written.
+let isStdoutLost = false;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (isStdoutLost) return;
+  isStdoutLost = true;
+  process.stderr.write(`gatehouse: standard output is closed (${error.code ?? error.name}); log lines written there are dropped from now on\n`);
+});
+process.stderr.on('error', () => {});
+
 const io: CliIo = { argv: process.argv.slice(2), env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 main(io).then(
   (code) => {
