@@ -33,7 +33,8 @@ export function logoutPageRoutes(deps: LogoutPageDeps): Route[] {
       path: '/logout',
       body: 'none',
       async handler(ctx) {
-        const caller = deps.session.check(ctx.credentials);
+        // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.
+        const caller = deps.session.checkAnyFactor(ctx.credentials);
         if (!('refused' in caller) && deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
         const isSecure = deps.cookie.isSecure || deps.proxyTrust.isForwardedHttps(ctx.req);
         const rd = ctx.query['rd'];

@@ -406,3 +406,21 @@ describe('the seal key across restarts', () => {
     }
   });
 });
+
+describe('--require-mfa-for-admins with --revoke-on-logout', () => {
+  let server: TestServer;
+  let root: TestUser;
+  before(async () => {
+    ({ server, root } = await startPopulatedServer({ GATEHOUSE_REQUIRE_MFA_FOR_ADMINS: 'true', GATEHOUSE_REVOKE_ON_LOGOUT: 'true' }));
+  });
+  after(() => server.close());
+
+  it("signing out revokes an administrator's one-factor session too, through the API and the sign-out page", async () => {
+    const apiToken = (await login(server, root.username, root.password)).cookieToken;
+    const pageToken = (await login(server, root.username, root.password)).cookieToken;
+    for (const token of [apiToken, pageToken]) assert.equal((await server.request({ path: '/api/auth/account', ...(token === undefined ? {} : { token }) })).status, 200);
+    assert.equal((await server.request({ path: '/api/auth/logout', ...(apiToken === undefined ? {} : { token: apiToken }) })).status, 200);
+    assert.equal((await server.request({ path: '/logout', ...(pageToken === undefined ? {} : { token: pageToken }) })).status, 303);
+    for (const token of [apiToken, pageToken]) assert.equal((await server.request({ path: '/api/auth/account', ...(token === undefined ? {} : { token }) })).status, 401);
+  });
+});
