@@ -305,6 +305,19 @@ describe('the gate asks for two factors where told', () => {
     assert.equal((await forward(server, tokenWithAmr(server, user.username, ['hwk', 'user']), '?mfa=1')).status, 200);
   });
 
+  it('a machine token passes mfa=1 only where the forward URL also says tokens=1', async () => {
+    const user = await createUser(server, root.token);
+    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'ci' });
+    const bearer = { authorization: `Bearer ${(made.json as { token: string }).token}` };
+    assert.equal((await forward(server, undefined, '', bearer)).status, 200);
+    const refused = await forward(server, undefined, '?mfa=1', bearer);
+    assert.deepEqual([refused.status, codeOf(refused)], [401, 'SECOND_FACTOR_REQUIRED']);
+    assert.equal((await forward(server, undefined, '?mfa=1&basic=1', bearer)).headers['www-authenticate'], 'Basic realm="Gatehouse"');
+    const passed = await forward(server, undefined, '?mfa=1&tokens=1', bearer);
+    assert.equal(passed.status, 200);
+    assert.equal(passed.headers['remote-user'], user.username);
+  });
+
   it('without a session at all, mfa=1 gives the usual redirect with no hint', async () => {
     const redirected = await forward(server, undefined, '?mfa=1&login=/login', BROWSER);
     assert.equal(redirected.status, 302);
