@@ -208,6 +208,9 @@ describe('the account page and sign-in in Chromium', () => {
     await page.screenshotAt(join(screenshotDir, 'account-phone.png'), 390);
     const overflow = await page.evaluate<number>(`document.documentElement.scrollWidth - document.documentElement.clientWidth`);
     assert.equal(overflow, 0, 'no sideways scrolling at phone width');
+    await page.send('Emulation.setEmulatedMedia', { features: [{ name: 'prefers-color-scheme', value: 'dark' }] });
+    await page.screenshotAt(join(screenshotDir, 'account-dark-phone.png'), 390);
+    await page.send('Emulation.setEmulatedMedia', { features: [] });
     await page.setViewport(1280, 800);
     assert.deepEqual(unexpectedProblems(page), []);
   });
