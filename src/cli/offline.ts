@@ -62,6 +62,7 @@ ${settingsHelp(OFFLINE_SETTINGS)}
 export const SECRET_HELP = `Usage: gatehouse secret rotate [options]
 
 Replaces the signing secret in the data directory. Every session ends: users log in again.
+Authenticator apps keep working: TOTP seeds are sealed with seal.key, which this leaves alone.
 
 Options:
 ${settingsHelp(OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'))}
