@@ -7,8 +7,6 @@
 // width go to GATEHOUSE_SCREENSHOT_DIR, or a temp dir named in the test output.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Chromium, type Page, type PageProblem } from '../../helpers/chromium.js';
@@ -21,7 +19,7 @@ const pages: Page[] = [];
 before(async () => {
   assertBuilt();
   browser = await Chromium.launch();
-  screenshotDir = process.env['GATEHOUSE_SCREENSHOT_DIR'] ?? (await mkdtemp(join(tmpdir(), 'gatehouse-screens-')));
+  screenshotDir = process.env['GATEHOUSE_SCREENSHOT_DIR'] ?? (await tempDir('gatehouse-screens-'));
 });
 
 after(async () => {
