@@ -63,8 +63,9 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const invalidGroupFilter = toPublicError(new InvalidGroupFilter()).prepared;
   const stopping = toPublicError(new ServiceStopping()).prepared;
   const secondFactorRequired = toPublicError(new SecondFactorRequired());
-  // Stored users are immutable and replaced on change: the answer with the encoded headers hangs off the record.
-  const allowedAnswers = new WeakMap<StoredUser, PreparedAnswer>();
+  // Stored users are immutable and replaced on change: the answer with the encoded headers hangs
+  // off the record, one for a session and one for a machine token.
+  const allowedAnswers = { session: new WeakMap<StoredUser, PreparedAnswer>(), token: new WeakMap<StoredUser, PreparedAnswer>() };
   // Each distinct unknown level is logged once, a bounded number of them: the endpoint is public,
   // so a stranger's made-up levels must not use up the warning an operator's typo needs.
   const loggedUnknownLevels = new Set<string>();
@@ -180,15 +181,19 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
           if (!sendForbiddenPage(ctx, user, missing)) sendPrepared(res, isLevelMissing ? notAdministrator : notInGroup);
           return;
         }
-        let answer = allowedAnswers.get(user);
+        // Remote-Auth tells the proxy which credential passed: after `token` the shared snippets
+        // keep Authorization from the app (a Basic token cannot be recognised by pattern there).
+        const auth = 'claims' in caller ? 'session' : 'token';
+        let answer = allowedAnswers[auth].get(user);
         if (answer === undefined) {
           answer = prepareAnswer(200, '{}', {
             'remote-user': percentEncodeHeaderValue(user.username),
             'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER',
             // Group names are a-z 0-9 _ - only: safe in a header as they are.
             'remote-groups': (user.groups ?? []).join(','),
+            'remote-auth': auth,
           });
-          allowedAnswers.set(user, answer);
+          allowedAnswers[auth].set(user, answer);
         }
         sendPrepared(res, answer);
       },

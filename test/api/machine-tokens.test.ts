@@ -319,7 +319,25 @@ describe('machine tokens', () => {
       for (const authorization of ['Basic !!!not base64!!!', basic(user.username, 'the app\'s own password'), 'Bearer an-apps-own-token']) {
         const res = await server.request({ path: '/api/auth/forward', token: user.token, headers: { authorization } });
         assert.equal(res.status, 200, authorization);
+        assert.equal(res.headers['remote-auth'], 'session', 'the app may keep its own Authorization');
       }
+    });
+
+    it('the 200 says in Remote-Auth which credential passed: session for the cookie, token for Bearer and Basic', async () => {
+      const user = await account();
+      const made = await makeToken(user.token);
+      const session = await server.request({ path: '/api/auth/forward', token: user.token, headers: { 'remote-auth': 'token' } });
+      assert.equal(session.status, 200, session.text);
+      assert.equal(session.headers['remote-auth'], 'session');
+      for (const authorization of [`Bearer ${made.token}`, basic(user.username, made.token)]) {
+        // A client's own Remote-Auth changes nothing: the answer is Gatehouse's.
+        const res = await gate(authorization, '', { 'remote-auth': 'session' });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.headers['remote-auth'], 'token', authorization.slice(0, 6));
+        assert.equal(res.headers['remote-user'], user.username);
+      }
+      // The same account through the cookie again: the answers are kept apart.
+      assert.equal((await server.request({ path: '/api/auth/forward', token: user.token })).headers['remote-auth'], 'session');
     });
   });
 });
