@@ -2,7 +2,9 @@
 // the two-app files of deploy/ (app.example.com for anyone signed in, photos.example.com for the
 // group "family"): a Bearer token and a Basic token pass as their account, with its groups; a
 // member of the group passes and a non-member gets 403, with a session or a token alike; a revoked
-// token stops at once; a token opens nothing of Gatehouse's own API through the proxy either.
+// token stops at once; a token opens nothing of Gatehouse's own API through the proxy either. The
+// app never receives a machine token in Authorization (Bearer by pattern, Basic by the check's
+// Remote-Auth answer), while its own Basic or Bearer credentials reach it with a session.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
@@ -63,8 +65,25 @@ for (const kind of PROXY_KINDS) {
         assert.equal(echo.headers['remote-user'], member.username, authorization.slice(0, 6));
         assert.equal(echo.headers['remote-level'], 'USER');
         assert.equal(echo.headers['remote-groups'], 'family,media', 'the groups Gatehouse gave, not the forged ones');
-        // The snippets keep a Bearer token from the app; a Basic one reaches it (SECURITY.md, known gap).
-        if (authorization.startsWith('Bearer')) assert.ok(!(echo.headers['authorization'] ?? '').includes(member.machineToken), 'the app never sees a Bearer token');
+        assert.equal(echo.headers['authorization'], undefined, `the app never sees a machine token (${authorization.slice(0, 6)})`);
+      }
+    });
+
+    it('keeps a Basic machine token from the app even when the client claims Remote-Auth: session, and never passes Remote-Auth on', async () => {
+      const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/album/12', headers: photos({ authorization: basic(member.username, member.machineToken), 'remote-auth': 'session' }) }));
+      assert.equal(echo.headers['remote-user'], member.username);
+      assert.equal(echo.headers['authorization'], undefined, 'the proxy followed Gatehouse\'s answer, not the client\'s header');
+      assert.equal(echo.headers['remote-auth'], undefined);
+    });
+
+    it('passes an app\'s own Basic and Bearer credentials with a session, even when the client claims Remote-Auth: token', async () => {
+      for (const authorization of [basic(member.username, 'the app\'s own password'), 'Bearer an-apps-own-token']) {
+        for (const claimed of [{}, { 'remote-auth': 'token' }]) {
+          const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/album/13', token: member.session, headers: photos({ authorization, ...claimed }) }));
+          assert.equal(echo.headers['remote-user'], member.username);
+          assert.equal(echo.headers['authorization'], authorization, `${authorization.slice(0, 6)} ${JSON.stringify(claimed)}`);
+          assert.equal(echo.headers['remote-auth'], undefined);
+        }
       }
     });
 
