@@ -102,7 +102,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     void lock.lost.then(() => {
       isStopping = true;
     });
-    const sealer = createSealer(await sealKeyOf(config, fs, store));
+    const sealer = createSealer(await sealKeyOf(config, fs, store, logger));
     let isUnreadableSeedLogged = false;
     const totp = createTotpAccounts(sealer, () => {
       if (isUnreadableSeedLogged) return;
@@ -201,8 +201,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
  * made on first start. A missing seal.key is made anew only while no account has TOTP: with
  * seeds sealed under a lost key, start-up stops and says so rather than lock everyone out quietly.
  */
-async function sealKeyOf(config: Config, fs: StoreFileSystem, store: UserStore): Promise<Buffer> {
-  if (config.sealKeyFile !== undefined) return readSealKeyFile(config.sealKeyFile);
+async function sealKeyOf(config: Config, fs: StoreFileSystem, store: UserStore, logger: Logger): Promise<Buffer> {
+  if (config.sealKeyFile !== undefined) return readSealKeyFile(config.sealKeyFile, (message) => logger.warn(message));
   const hasSealedSeeds = [...store.list()].some((user) => user.totp !== undefined);
   if (hasSealedSeeds) {
     try {

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
-import { readSmallFile, SmallFileRefused } from '../store/small-file.js';
+import { readKeyFile } from '../store/key-file.js';
 
 // TOTP seeds are sealed (AES-256-GCM) with a key kept apart from users.json, so that a copy of
 // users.json, users.json.prev or a backup of that file alone does not yield a second factor
@@ -69,18 +69,21 @@ export async function loadOrCreateSealKey(fs: StoreFileSystem, dataDir: string):
 
 /**
  * The seal key from `--seal-key-file` (a file outside the data directory, so that a backup of
- * the whole directory holds no usable seed either). Refuses a file group or others may write.
+ * the whole directory holds no usable seed either), after readKeyFile's owner and mode checks.
+ * Throws SealKeyInvalid.
  */
-export async function readSealKeyFile(path: string): Promise<Buffer> {
-  let file: Awaited<ReturnType<typeof readSmallFile>>;
-  try {
-    file = await readSmallFile(path, 4096);
-  } catch (error) {
-    if (error instanceof SmallFileRefused) throw new SealKeyInvalid(`--seal-key-file ${path} ${error.code === 'ENOENT' ? 'does not exist; make one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))" > ' + path : error.message}.`);
-    throw error;
-  }
-  if ((file.stats.mode & 0o022) !== 0) throw new SealKeyInvalid(`--seal-key-file ${path} is writable by group or others: chmod 0600 ${path}.`);
-  return parseSealKey(path, file.bytes.toString('utf8'));
+export async function readSealKeyFile(path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.()): Promise<Buffer> {
+  const bytes = await readKeyFile(path, {
+    label: `--seal-key-file ${path}`,
+    maxBytes: 4096,
+    swapHarm: 'replace the seal key',
+    readHarm: 'open the TOTP seeds sealed in users.json',
+    whenMissing: `does not exist; make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))" > ${path}`,
+    uid,
+    warn,
+    refuse: (message) => new SealKeyInvalid(message),
+  });
+  return parseSealKey(path, bytes.toString('utf8'));
 }
 
 function parseSealKey(path: string, text: string): Buffer {

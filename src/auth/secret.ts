@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
-import { readSmallFile, SmallFileRefused } from '../store/small-file.js';
+import { readKeyFile } from '../store/key-file.js';
 import { BASE64URL, MIN_SECRET_BYTES } from './jwt.js';
 
 export const SECRET_FILE = 'secret';
@@ -21,26 +21,20 @@ export function secretFromEnvironment(value: string): Buffer {
 
 /**
  * The secret from GATEHOUSE_SECRET_FILE: the file's text without its trailing newline, held to
- * GATEHOUSE_SECRET's rule. Refuses a file that group or others may write, or that belongs to
- * another uid than root or `uid` (they could swap the secret), and warns when others may read it.
- * Root may own it: Docker and Kubernetes secrets belong to root.
+ * GATEHOUSE_SECRET's rule, after readKeyFile's owner and mode checks. Throws SecretInvalid.
  */
 export async function readSecretFile(path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.()): Promise<Buffer> {
-  let file: Awaited<ReturnType<typeof readSmallFile>>;
-  try {
-    file = await readSmallFile(path, MAX_SECRET_FILE_BYTES);
-  } catch (error) {
-    if (error instanceof SmallFileRefused) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} ${error.code === 'ENOENT' ? 'cannot be read: it does not exist' : error.message}.`);
-    throw error;
-  }
-  const { stats } = file;
-  if (uid !== undefined && stats.uid !== 0 && stats.uid !== uid) {
-    throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} belongs to uid ${stats.uid}, neither root nor the uid Gatehouse runs as (${uid}): its owner could replace the secret. Give it to Gatehouse's uid or to root (chown ${uid} ${path}, or chown root ${path}), or run Gatehouse as uid ${stats.uid}.`);
-  }
-  const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
-  if ((stats.mode & 0o022) !== 0) throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} is writable by group or others (mode ${mode}), who could replace the secret: chmod 0600 ${path} (or 0400).`);
-  if ((stats.mode & 0o044) !== 0) warn(`GATEHOUSE_SECRET_FILE ${path} is readable by group or others (mode ${mode}): anyone who reads it can sign tokens; chmod 0600 ${path} unless this is a container secret only Gatehouse sees`);
-  const text = file.bytes.toString('utf8').replace(/\r?\n$/, '');
+  const bytes = await readKeyFile(path, {
+    label: `GATEHOUSE_SECRET_FILE ${path}`,
+    maxBytes: MAX_SECRET_FILE_BYTES,
+    swapHarm: 'replace the secret',
+    readHarm: 'sign tokens',
+    whenMissing: 'cannot be read: it does not exist',
+    uid,
+    warn,
+    refuse: (message) => new SecretInvalid(message),
+  });
+  const text = bytes.toString('utf8').replace(/\r?\n$/, '');
   if (text.length < MIN_SECRET_BYTES) {
     throw new SecretInvalid(`GATEHOUSE_SECRET_FILE ${path} must hold at least ${MIN_SECRET_BYTES} characters (it has ${text.length}). Generate one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))" > ${path}`);
   }
