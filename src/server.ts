@@ -151,9 +151,15 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     // Expect: 100-continue: the app answers 100 only for a body it will read, 413 for one over the cap.
     server.on('checkContinue', app.handleCheckContinue);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const refuse = (error: NodeJS.ErrnoException): void => {
+        // Only the error's text reached the user before: say what to change.
+        if (error.code === 'EADDRINUSE') error.message = `${config.host} port ${config.port} is already in use (another Gatehouse?): pick a free one with --port or GATEHOUSE_PORT`;
+        if (error.code === 'EACCES') error.message = `${config.host} port ${config.port} needs privileges this user lacks: pick one above 1023 with --port or GATEHOUSE_PORT`;
+        reject(error);
+      };
+      server.once('error', refuse);
       server.listen(config.port, config.host, () => {
-        server.off('error', reject);
+        server.off('error', refuse);
         resolve();
       });
     });

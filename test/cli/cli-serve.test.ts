@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, CLI_SECRET, CLIENT_SETTINGS, freePort, httpCall, jsonLines, killAllChildren, removeTempDirs, runCli, startServe, tempDir, type ServeProcess } from '../helpers/process.js';
+import { assertBuilt, CLI_SECRET, CLIENT_SETTINGS, freePort, httpCall, jsonLines, killAllChildren, removeTempDirs, runCli, runToExit, startServe, tempDir, type ServeProcess } from '../helpers/process.js';
 
 const PASSWORD = 'frank-password-Zq8';
 const WRONG_PASSWORD = 'wrong-password-Xy7';
@@ -310,5 +310,24 @@ describe('gatehouse serve', { concurrency: 2 }, () => {
       await server.stop();
     }
     assert.ok(!jsonLines(server.stdout()).some((line) => line['level'] === 'warn'), server.stdout());
+  });
+});
+
+describe('gatehouse serve on a port that is taken', () => {
+  it('exits 1 saying the port is in use and how to pick another', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const address = blocker.address();
+    assert.ok(address !== null && typeof address === 'object');
+    try {
+      const dir = await tempDir();
+      const result = await runToExit({ args: ['serve', '--host', '127.0.0.1', '--port', String(address.port), '--data-dir', dir] });
+      assert.equal(result.didListen, false);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, new RegExp(`127\\.0\\.0\\.1 port ${address.port} is already in use .*--port or GATEHOUSE_PORT`));
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
   });
 });
