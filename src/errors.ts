@@ -88,7 +88,7 @@ export class InvalidCredentials extends Refusal {
 export class SecondFactorRequired extends Refusal {
   readonly code = 'SECOND_FACTOR_REQUIRED';
   constructor() {
-    super('This account signs in in two steps: use the Gatehouse sign-in page and enter the code from your authenticator app.');
+    super('This account signs in in two steps: use the Gatehouse sign-in page and enter the code from your authenticator app (an API client sends it as "code" with the password).');
   }
 }
 
