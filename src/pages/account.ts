@@ -72,7 +72,7 @@ const BODY = `
 <p id="no-passkeys" class="muted" hidden>No passkeys yet.</p>
 <form id="passkey-add" method="post">
 <label for="passkey-name">Name for a new passkey</label>
-<input id="passkey-name" name="name" maxlength="64" placeholder="e.g. Phone, YubiKey" required>
+<input id="passkey-name" name="name" autocomplete="off" maxlength="64" placeholder="e.g. Phone, YubiKey" required>
 <button type="submit">Add a passkey</button>
 </form>
 <p id="passkey-message" class="message" role="alert" hidden></p>
@@ -89,7 +89,7 @@ const BODY = `
 </div>
 <form id="token-add" method="post">
 <label for="token-name">Name</label>
-<input id="token-name" name="name" maxlength="64" placeholder="e.g. backup script" required>
+<input id="token-name" name="name" autocomplete="off" maxlength="64" placeholder="e.g. backup script" required>
 <label for="token-days">Expires after (days, empty for never)</label>
 <input id="token-days" name="days" type="number" min="1" max="3650" inputmode="numeric">
 <button type="submit">Create a token</button>

@@ -15,7 +15,7 @@ const BODY = `
 <p class="muted">For the apps behind the gate: no torrent-client settings.</p>
 <form id="add" autocomplete="off">
 <label for="add-username">Username</label>
-<input id="add-username" name="username" required maxlength="256" autocapitalize="none" spellcheck="false">
+<input id="add-username" name="username" autocomplete="off" required maxlength="256" autocapitalize="none" spellcheck="false">
 <label for="add-password">Password</label>
 <input id="add-password" name="password" type="password" required maxlength="1024" autocomplete="new-password">
 <label for="add-level">Level</label>
