@@ -108,6 +108,17 @@ export class WrongPassword extends Refusal {
   }
 }
 
+/**
+ * A password-only session asked to change what protects an account that has a second factor
+ * (SECURITY.md "Second factors are changed only with a second factor").
+ */
+export class SecondFactorSessionRequired extends Refusal {
+  readonly code = 'SECOND_FACTOR_SESSION_REQUIRED';
+  constructor() {
+    super('This account has a second factor: sign in with it (a code or a passkey) to change its password, second factors or machine tokens.');
+  }
+}
+
 /** Confirming TOTP set-up with a code the new authenticator did not show. */
 export class WrongCode extends Refusal {
   readonly code = 'WRONG_CODE';

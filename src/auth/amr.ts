@@ -15,6 +15,17 @@ export function isTwoFactor(amr: Amr | undefined): boolean {
   return amr.includes('otp') || (amr.includes('hwk') && amr.includes('user'));
 }
 
+/**
+ * Whether a session may change what protects an account (its password, second factors, machine
+ * tokens): any session while the account has no second factor; once it has one, only a session
+ * made with one (a code, or a passkey even without user verification), so that a stolen password
+ * cannot add its own factor, remove the owner's, or mint a token that outlives the password.
+ */
+export function mayChangeProtection(amr: Amr | undefined, account: { readonly totp?: unknown; readonly passkeys?: unknown }): boolean {
+  if (account.totp === undefined && account.passkeys === undefined) return true;
+  return amr !== undefined && (amr.includes('otp') || amr.includes('hwk'));
+}
+
 /** The passkey `amr`: `hwk`, plus `user` when the authenticator says it verified the user. */
 export function passkeyAmr(isUserVerified: boolean): Amr {
   return isUserVerified ? PASSKEY_VERIFIED : PASSKEY_PRESENT;

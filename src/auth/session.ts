@@ -1,7 +1,7 @@
-import { AuthRequired, NotAdministrator } from '../errors.js';
+import { AuthRequired, NotAdministrator, SecondFactorSessionRequired } from '../errors.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import { isAdministrator } from '../validate/level.js';
-import { isTwoFactor } from './amr.js';
+import { isTwoFactor, mayChangeProtection } from './amr.js';
 import type { SessionClaims, TokenCodec } from './jwt.js';
 import type { RevocationList } from './revocations.js';
 
@@ -9,6 +9,15 @@ export interface Caller {
   readonly user: StoredUser;
   readonly token: string;
   readonly claims: SessionClaims;
+}
+
+/**
+ * `caller`, when its session may change what protects its account (amr.ts mayChangeProtection);
+ * else throws SecondFactorSessionRequired. For password, second-factor and machine-token changes.
+ */
+export function requireProtectionChange(caller: Caller): Caller {
+  if (!mayChangeProtection(caller.claims.amr, caller.user)) throw new SecondFactorSessionRequired();
+  return caller;
 }
 
 export interface Credentials {

@@ -22,7 +22,8 @@ export interface TotpAccounts {
   begin(user: StoredUser, nowMs: number): TotpEnrolment;
   /**
    * The TOTP to store once `code` proves the app holds the pending seed, and the recovery codes to
-   * show once. Throws TotpNotPending (none, expired, or the account's credentials changed since) or WrongCode.
+   * show once. Throws TotpNotPending (none, expired, dropped after 5 wrong codes, or the account's
+   * credentials changed since) or WrongCode.
    */
   confirm(user: StoredUser, code: string, nowMs: number): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] };
   /** Forgets a pending set-up (it was confirmed, or the account changed). */
@@ -34,10 +35,15 @@ const PENDING_MS = 10 * 60 * 1000;
 const SWEEP_AT = 1000;
 const ISSUER = 'Gatehouse';
 
+// Wrong codes one pending set-up takes before it is dropped: a stolen session could otherwise guess
+// the pending seed's current code (3 in 10^6 per try) a thousand times a second for 10 minutes.
+const MAX_WRONG_CONFIRMS = 5;
+
 interface Pending {
   readonly seed: Buffer;
   readonly sessionKey: string;
   readonly expiresAtMs: number;
+  wrongCodes: number;
 }
 
 /**
@@ -77,7 +83,7 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
     begin(user, nowMs) {
       if (pending.size >= SWEEP_AT) sweep(nowMs);
       const seed = newTotpSeed();
-      pending.set(user.username, { seed, sessionKey: user.sessionKey, expiresAtMs: nowMs + PENDING_MS });
+      pending.set(user.username, { seed, sessionKey: user.sessionKey, expiresAtMs: nowMs + PENDING_MS, wrongCodes: 0 });
       return { secret: encodeBase32(seed), uri: otpauthUri(ISSUER, user.username, seed) };
     },
     confirm(user, code, nowMs) {
@@ -87,7 +93,14 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
         throw new TotpNotPending();
       }
       const step = matchTotpStep(entry.seed, code, nowMs, -1);
-      if (step === undefined) throw new WrongCode();
+      if (step === undefined) {
+        entry.wrongCodes += 1;
+        if (entry.wrongCodes >= MAX_WRONG_CONFIRMS) {
+          entry.seed.fill(0);
+          pending.delete(user.username);
+        }
+        throw new WrongCode();
+      }
       const { codes, digests } = newRecoveryCodes();
       return { totp: { sealedSeed: sealer.seal(entry.seed), lastUsedStep: step, recoveryDigests: digests }, recoveryCodes: codes };
     },

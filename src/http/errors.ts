@@ -33,6 +33,7 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   INVALID_SECOND_FACTOR: 401, // INTERFACE.md "Signing in": a replayed code is a 401
   WRONG_PASSWORD: 403, // INTERFACE.md "The caller's own account": the session is fine, the password is not
   WRONG_CODE: 403,
+  SECOND_FACTOR_SESSION_REQUIRED: 403, // the session is valid, but too weak for this change
   TOTP_ALREADY_ENABLED: 409,
   TOTP_NOT_PENDING: 409,
   NOT_ADMINISTRATOR: 403,

@@ -2,7 +2,7 @@ import { PASSWORD_ONLY, type Amr, type AmrValue } from '../auth/amr.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { RevocationList } from '../auth/revocations.js';
-import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { requireProtectionChange, sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
 import { newSessionKey } from '../auth/session-key.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
 import type { TotpAccounts } from '../auth/totp-account.js';
@@ -143,7 +143,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       path: '/api/auth/account/password',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const body = checked(newPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
         const passwordHash = await hasher.hash(body.newPassword, { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true });
@@ -164,7 +164,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       path: '/api/auth/account/totp',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
         const user = store.find(caller.user.username);
@@ -180,7 +180,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       path: '/api/auth/account/totp/confirm',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const body = checked(checkCodeBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         const user = store.find(caller.user.username);
         if (user === undefined || sessionProblem(user, caller.token, caller.claims, deps.revocations) !== undefined) throw new AuthRequired();
@@ -204,7 +204,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       path: '/api/auth/account/totp/disable',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
         const updated = await store.change((view) => {
@@ -248,7 +248,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       path: '/api/auth/account/tokens',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticate(ctx.credentials);
+        const caller = requireProtectionChange(session.authenticate(ctx.credentials));
         const { name, days } = checked(checkNewMachineTokenBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         const { token, digest, id } = newMachineToken();
         const createdAt = nowSeconds();

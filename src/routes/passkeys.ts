@@ -1,6 +1,6 @@
 import { passkeyAmr, PASSWORD_ONLY } from '../auth/amr.js';
 import type { RevocationList } from '../auth/revocations.js';
-import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { requireProtectionChange, sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
 import type { Config } from '../config.js';
 import { AuthRequired, PasskeyInvalid, PasskeyNotFound, PasskeyRefused, ServerBusy, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -176,8 +176,9 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       path: '/api/auth/account/passkeys/options',
       body: 'json',
       async handler(ctx) {
-        // Any factor: with two factors required of administrators, this is where one sets them up.
-        const caller = session.authenticateAnyFactor(ctx.credentials);
+        // Any factor while the account has none: with two factors required of administrators, this
+        // is where one sets them up. Once it has one, only a session made with one changes them.
+        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         // Nothing is read from a body; one sent (`{}`) is accepted and dropped.
         await readJsonBody(ctx.req, config.maxBodyBytes);
         const rp = relyingParty(ctx);
@@ -210,7 +211,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       path: '/api/auth/account/passkeys',
       body: 'json',
       async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const { name, credential } = checked(checkNewPasskeyBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         const rp = relyingParty(ctx);
         let added;
@@ -261,7 +262,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       path: '/api/auth/account/passkeys/:id',
       body: 'none',
       async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
+        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const id = checkCredentialId(ctx.param ?? '', 'id');
         if (!id.ok) throw new PasskeyNotFound();
         const user = await store.change((view) => {

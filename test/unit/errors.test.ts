@@ -42,6 +42,7 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   InvalidSecondFactor: () => new errors.InvalidSecondFactor(),
   WrongPassword: () => new errors.WrongPassword(),
   WrongCode: () => new errors.WrongCode(),
+  SecondFactorSessionRequired: () => new errors.SecondFactorSessionRequired(),
   TotpAlreadyEnabled: () => new errors.TotpAlreadyEnabled(),
   TotpNotPending: () => new errors.TotpNotPending(),
 };
