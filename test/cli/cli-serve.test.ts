@@ -314,6 +314,7 @@ describe('gatehouse serve', { concurrency: 2 }, () => {
 });
 
 describe('gatehouse serve on a port that is taken', () => {
+  after(removeTempDirs);
   it('exits 1 saying the port is in use and how to pick another', async () => {
     const { createServer } = await import('node:net');
     const blocker = createServer();
