@@ -206,9 +206,10 @@ export interface AssertionExpectation extends Expectation {
 
 /**
  * Section 7.2: verifies an assertion for `expect` and returns the sign count the authenticator
- * reported and whether it verified the user. A sign count that does not advance while either
- * it or the stored one is non-zero is refused (a cloned authenticator, section 6.1.1); an
- * authenticator without a counter always sends 0. Throws WebAuthnRefused.
+ * reported and whether it verified the user. A reported sign count that is not 0 and not above
+ * the stored one is refused (a cloned authenticator, section 6.1.1). A reported count of 0 is
+ * always accepted, whatever the stored one: an authenticator without a counter (a synced
+ * passkey) always sends 0, so a clone sending 0 is not detected. Throws WebAuthnRefused.
  */
 export function verifyAuthentication(
   response: { readonly clientDataJSON: Buffer; readonly authenticatorData: Buffer; readonly signature: Buffer },
