@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { createChallengeStore, type ChallengeEntry } from '../../src/webauthn/challenges.js';
 
 const GET: ChallengeEntry = { ceremony: 'get', username: undefined, userHandle: undefined };
+const CREATE: ChallengeEntry = { ceremony: 'create', username: 'alice', userHandle: 'aGFuZGxl' };
 const LIMITS = { ttlMs: 1000, maxOutstanding: 10, maxPerClient: 3 };
 
 describe('passkey challenges', () => {
@@ -39,20 +40,41 @@ describe('passkey challenges', () => {
     assert.deepEqual(store.take(other, 5), GET, 'another client keeps its challenge');
   });
 
-  it('refuses new challenges once maxOutstanding are held, until some expire', () => {
+  it('never refuses when maxOutstanding are held: the oldest is dropped for the new one', () => {
     const store = createChallengeStore(LIMITS);
-    for (let i = 0; i < 10; i++) assert.ok(store.issue(GET, `client ${i}`, 0) !== undefined);
-    assert.equal(store.issue(GET, 'late', 1), undefined);
+    const issued = Array.from({ length: 10 }, (_, i) => store.issue(GET, `client ${i}`, i));
+    const late = store.issue(GET, 'late', 10);
+    assert.equal(late.length, 32);
     assert.equal(store.size, 10);
-    assert.ok(store.issue(GET, 'late', 1000) !== undefined);
-    assert.equal(store.size, 1);
+    assert.equal(store.take(issued[0] ?? Buffer.alloc(0), 11), undefined, 'the oldest was dropped');
+    assert.deepEqual(store.take(issued[1] ?? Buffer.alloc(0), 11), GET);
+    assert.deepEqual(store.take(late, 11), GET);
   });
 
-  it('stays bounded under a flood of 100,000 requests from many clients', () => {
+  it('drops sign-in challenges before registration ones when full, and the oldest registration one when all are', () => {
+    const store = createChallengeStore(LIMITS);
+    const create = store.issue(CREATE, 'signed in', 0);
+    const gets = Array.from({ length: 9 }, (_, i) => store.issue(GET, `client ${i}`, 1 + i));
+    for (let i = 0; i < 20; i++) store.issue(GET, `flood ${i}`, 10 + i);
+    assert.equal(store.size, 10);
+    assert.deepEqual(store.take(create, 30), CREATE, 'the older registration challenge outlived the flood');
+    for (const get of gets) assert.equal(store.take(get, 30), undefined);
+
+    const creates = Array.from({ length: 10 }, (_, i) => store.issue(CREATE, `account ${i}`, 40));
+    assert.equal(store.size, 10, 'every sign-in challenge was dropped first');
+    store.issue(CREATE, 'account late', 41);
+    assert.equal(store.size, 10);
+    assert.equal(store.take(creates[0] ?? Buffer.alloc(0), 42), undefined, 'the oldest registration challenge was dropped');
+    assert.deepEqual(store.take(creates[1] ?? Buffer.alloc(0), 42), CREATE);
+  });
+
+  it('stays bounded under a flood of 100,000 requests from many clients, and still serves a newcomer', () => {
     const store = createChallengeStore({ ttlMs: 300_000, maxOutstanding: 1000, maxPerClient: 64 });
-    let refused = 0;
-    for (let i = 0; i < 100_000; i++) if (store.issue(GET, `client ${i % 5000}`, i) === undefined) refused++;
+    for (let i = 0; i < 100_000; i++) assert.equal(store.issue(GET, `client ${i % 5000}`, i).length, 32);
     assert.equal(store.size, 1000);
-    assert.ok(refused > 0);
+    const honest = store.issue(GET, 'honest', 100_000);
+    for (let i = 0; i < 500; i++) store.issue(GET, `client ${i}`, 100_001 + i);
+    assert.equal(store.size, 1000);
+    assert.deepEqual(store.take(honest, 100_600), GET, 'a challenge lasts while fewer than maxOutstanding newer ones are asked for');
   });
 });
