@@ -2,7 +2,7 @@ import { passkeyAmr, PASSWORD_ONLY } from '../auth/amr.js';
 import type { RevocationList } from '../auth/revocations.js';
 import { requireProtectionChange, sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
 import type { Config } from '../config.js';
-import { AuthRequired, PasskeyInvalid, PasskeyNotFound, PasskeyRefused, ServerBusy, TooManyPasskeys, ValidationFailed } from '../errors.js';
+import { AuthRequired, PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
@@ -82,14 +82,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
     return rp;
   };
 
-  const issue = (ctx: RequestContext, entry: ChallengeEntry): string => {
-    const challenge = challenges.issue(entry, throttleKeyOf(ctx.address), deps.now());
-    if (challenge === undefined) {
-      logger.warn('too many passkey challenges outstanding; refusing more until some are used or expire', { event: 'passkey_challenges_full', address: ctx.address });
-      throw new ServerBusy();
-    }
-    return challenge.toString('base64url');
-  };
+  const issue = (ctx: RequestContext, entry: ChallengeEntry): string => challenges.issue(entry, throttleKeyOf(ctx.address), deps.now()).toString('base64url');
 
   // Credential id -> account, rebuilt when the store has changed since it was last built.
   let index: { version: number; owners: Map<string, string> } | undefined;
