@@ -141,7 +141,13 @@ describe('deploy/compose.yml under podman-compose', () => {
     // podman-compose 1.0.3 `run` would start the service itself again without --no-deps (docker compose does not).
     await compose(['run', '--rm', '-T', '--no-deps', 'gatehouse', ...line.split(' ')], { input: `${PASSWORD}\n` });
     await compose(['start', 'gatehouse']);
-    await waitFor('Gatehouse did not come back', async () => (await call({ method: 'POST', path: '/api/auth/authenticate', body: { username: 'admin', password: PASSWORD } })).status === 200);
+    try {
+      await waitFor('Gatehouse did not come back', async () => (await call({ method: 'POST', path: '/api/auth/authenticate', body: { username: 'admin', password: PASSWORD } })).status === 200);
+    } catch (error) {
+      // What the restarted container said is the only way to tell a slow start from a refused one.
+      const log = await gatehouseLog().catch((failed: unknown) => `(no log: ${String(failed)})`);
+      throw new Error(`${error instanceof Error ? error.message : String(error)}\ngatehouse container log:\n${log.slice(-4000)}`);
+    }
   });
 
   it('signed in, the app gets the gate\'s Remote-User and neither the jwt cookie nor forged headers', async () => {
