@@ -21,9 +21,20 @@ export function isTwoFactor(amr: Amr | undefined): boolean {
  * made with one (a code, or a passkey even without user verification), so that a stolen password
  * cannot add its own factor, remove the owner's, or mint a token that outlives the password.
  */
-export function mayChangeProtection(amr: Amr | undefined, account: { readonly totp?: unknown; readonly passkeys?: unknown }): boolean {
-  if (account.totp === undefined && account.passkeys === undefined) return true;
+export function mayChangeProtection(amr: Amr | undefined, account: SecondFactors): boolean {
+  if (!hasSecondFactor(account)) return true;
   return amr !== undefined && (amr.includes('otp') || amr.includes('hwk'));
+}
+
+/** What of an account says whether it has a second factor (a stored user fits). */
+export interface SecondFactors {
+  readonly totp?: unknown;
+  readonly passkeys?: unknown;
+}
+
+/** The account has a second factor in force: TOTP, or a passkey (whose sign-in can verify its user). */
+export function hasSecondFactor(account: SecondFactors): boolean {
+  return account.totp !== undefined || account.passkeys !== undefined;
 }
 
 /** The passkey `amr`: `hwk`, plus `user` when the authenticator says it verified the user. */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isTwoFactor } from '../auth/amr.js';
+import { hasSecondFactor, isTwoFactor } from '../auth/amr.js';
 import type { MachineTokenVerifier } from '../auth/machine-tokens.js';
 import type { Credentials, SessionAuthenticator } from '../auth/session.js';
 import { AuthRequired, SecondFactorRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel } from '../errors.js';
@@ -205,11 +205,6 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
 function isTwoFactorAsked(mfa: string | undefined, deps: ForwardRouteDeps, user: StoredUser): boolean {
   if (mfa !== undefined && mfa !== '0' && mfa !== 'false') return true;
   return deps.requireMfa === true || (deps.requireMfaForAdmins === true && isAdministrator(user.level));
-}
-
-/** The account has a second factor in force: TOTP, or a passkey (whose sign-in can verify its user). */
-function hasSecondFactor(user: StoredUser): boolean {
-  return user.totp !== undefined || user.passkeys !== undefined;
 }
 
 function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
