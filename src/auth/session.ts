@@ -45,6 +45,17 @@ export interface SessionAuthenticator {
 }
 
 /**
+ * The caller's account as `find` sees it now, while the caller's session still opens it; else
+ * throws AuthRequired. Run again inside a store change (`find` = the change's view), so that a
+ * change made since the request was authenticated counts.
+ */
+export function accountStillSignedIn(find: (username: string) => StoredUser | undefined, caller: Caller, revocations: RevocationList | undefined): StoredUser {
+  const user = find(caller.user.username);
+  if (user === undefined || sessionProblem(user, caller.token, caller.claims, revocations) !== undefined) throw new AuthRequired();
+  return user;
+}
+
+/**
  * Why a verified token no longer opens a session for `user`, or undefined when it does. Used
  * at authentication and again inside store changes, so a change made meanwhile counts.
  */

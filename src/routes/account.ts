@@ -2,7 +2,7 @@ import { PASSWORD_ONLY, type Amr, type AmrValue } from '../auth/amr.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { RevocationList } from '../auth/revocations.js';
-import { requireProtectionChange, sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { accountStillSignedIn, requireProtectionChange, type Caller, type SessionAuthenticator } from '../auth/session.js';
 import { newSessionKey } from '../auth/session-key.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
 import type { TotpAccounts } from '../auth/totp-account.js';
@@ -14,7 +14,7 @@ import { sendJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { changeUser } from '../store/account-rules.js';
 import { addMachineToken, removeMachineToken } from '../store/machine-token-rules.js';
-import type { StoredUser, UserStore, UserView } from '../store/users.js';
+import type { StoredUser, UserStore } from '../store/users.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf, type Checker } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
@@ -65,12 +65,6 @@ function checked<T>(check: Checker<T>, input: unknown): T {
 const checkPasswordBody = objectOf({ password: passwordChecker(1) });
 const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
 
-/** The account as it is inside a store change, if the caller's session still holds for it; else AuthRequired. */
-function currentAccount(view: UserView, caller: Caller, revocations: RevocationList | undefined): StoredUser {
-  const user = view.get(caller.user.username);
-  if (user === undefined || sessionProblem(user, caller.token, caller.claims, revocations) !== undefined) throw new AuthRequired();
-  return user;
-}
 
 /** `user` with a new session key: every token issued before stops working (SECURITY.md "Two-step sign-in"). */
 function withNewSessions(user: StoredUser, nowSeconds: number): StoredUser {
@@ -148,7 +142,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
         const passwordHash = await hasher.hash(body.newPassword, { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true });
         const updated = await store.change((view) => {
-          const user = currentAccount(view, caller, deps.revocations);
+          const user = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           // A password change is a credential change: changeUser gives the account a new session key.
           changeUser(view, user.username, { passwordHash }, nowSeconds());
           return view.get(user.username);
@@ -167,8 +161,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
-        const user = store.find(caller.user.username);
-        if (user === undefined || sessionProblem(user, caller.token, caller.claims, deps.revocations) !== undefined) throw new AuthRequired();
+        const user = accountStillSignedIn((name) => store.find(name), caller, deps.revocations);
         if (user.totp !== undefined) throw new TotpAlreadyEnabled();
         const { secret, uri } = deps.totp.begin(user, deps.now());
         // no-store: the answer holds the seed.
@@ -182,12 +175,11 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       async handler(ctx) {
         const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
         const body = checked(checkCodeBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const user = store.find(caller.user.username);
-        if (user === undefined || sessionProblem(user, caller.token, caller.claims, deps.revocations) !== undefined) throw new AuthRequired();
+        const user = accountStillSignedIn((name) => store.find(name), caller, deps.revocations);
         if (user.totp !== undefined) throw new TotpAlreadyEnabled();
         const confirmed = deps.totp.confirm(user, body.code, deps.now());
         const updated = await store.change((view) => {
-          const latest = currentAccount(view, caller, deps.revocations);
+          const latest = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           if (latest.totp !== undefined) throw new TotpAlreadyEnabled();
           const next = withNewSessions({ ...latest, totp: confirmed.totp }, nowSeconds());
           view.set(next);
@@ -208,7 +200,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
         await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
         const updated = await store.change((view) => {
-          const latest = currentAccount(view, caller, deps.revocations);
+          const latest = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           if (latest.totp === undefined) return undefined;
           const { totp: _removed, ...rest } = latest;
           const next = withNewSessions(rest, nowSeconds());
@@ -232,7 +224,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const caller = session.authenticateAnyFactor(ctx.credentials);
         await readJsonBody(ctx.req, config.maxBodyBytes);
         await store.change((view) => {
-          const latest = currentAccount(view, caller, deps.revocations);
+          const latest = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           view.set(withNewSessions(latest, nowSeconds()));
         });
         deps.totp.forget(caller.user.username);
@@ -254,7 +246,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const createdAt = nowSeconds();
         const expiresAt = days === undefined ? undefined : createdAt + days * 86_400;
         await store.change((view) => {
-          currentAccount(view, caller, deps.revocations);
+          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           addMachineToken(view, caller.user.username, { id, name, digest, createdAt, ...(expiresAt === undefined ? {} : { expiresAt }) });
         });
         // The id names the token in logs; the token itself is never logged.
@@ -272,7 +264,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const id = checkMachineTokenId(ctx.param ?? '', 'id');
         if (!id.ok) throw new MachineTokenNotFound();
         await store.change((view) => {
-          currentAccount(view, caller, deps.revocations);
+          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           removeMachineToken(view, caller.user.username, id.value);
         });
         logger.info('machine token revoked', { event: 'machine_token_revoked', username: caller.user.username, tokenId: id.value, address: ctx.address });

@@ -4,7 +4,7 @@ import type { WorkKey } from '../auth/work-limiter.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenCodec } from '../auth/jwt.js';
 import type { RevocationList } from '../auth/revocations.js';
-import { sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { accountStillSignedIn, type Caller, type SessionAuthenticator } from '../auth/session.js';
 import { newSessionKey } from '../auth/session-key.js';
 import type { TotpAccounts } from '../auth/totp-account.js';
 import type { Config } from '../config.js';
@@ -87,9 +87,7 @@ function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
 
 /** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
 function assertStillAdministrator(view: UserView, caller: Caller, revocations: RevocationList | undefined): void {
-  const current = view.get(caller.user.username);
-  if (current === undefined || sessionProblem(current, caller.token, caller.claims, revocations) !== undefined) throw new AuthRequired();
-  if (!isAdministrator(current.level)) throw new NotAdministrator();
+  if (!isAdministrator(accountStillSignedIn((name) => view.get(name), caller, revocations).level)) throw new NotAdministrator();
 }
 
 export function authRoutes(deps: AuthRouteDeps): Route[] {

@@ -1,14 +1,14 @@
 import { passkeyAmr, PASSWORD_ONLY } from '../auth/amr.js';
 import type { RevocationList } from '../auth/revocations.js';
-import { requireProtectionChange, sessionProblem, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { accountStillSignedIn, requireProtectionChange, type SessionAuthenticator } from '../auth/session.js';
 import type { Config } from '../config.js';
-import { AuthRequired, PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
+import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addPasskey, recordPasskeyUse, removePasskey } from '../store/passkey-rules.js';
-import type { StoredUser, UserStore, UserView } from '../store/users.js';
+import type { StoredUser, UserStore } from '../store/users.js';
 import type { Checker } from '../validate/check.js';
 import { checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeySignInBody, MAX_PASSKEYS } from '../validate/passkey.js';
 import type { ChallengeEntry, ChallengeStore } from '../webauthn/challenges.js';
@@ -61,11 +61,6 @@ function checked<T>(check: Checker<T>, input: unknown): T {
   return result.value;
 }
 
-/** The caller's session still opens inside a store change (a change made meanwhile counts). */
-function assertStillSignedIn(view: UserView, caller: Caller, revocations: RevocationList | undefined): void {
-  const current = view.get(caller.user.username);
-  if (current === undefined || sessionProblem(current, caller.token, caller.claims, revocations) !== undefined) throw new AuthRequired();
-}
 
 /**
  * Passkeys (WebAuthn Level 3): sign-in options and sign-in for anyone, and the caller's own
@@ -228,7 +223,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         }
         const id = added.verified.id.toString('base64url');
         const user = await store.change((view) => {
-          assertStillSignedIn(view, caller, deps.revocations);
+          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           return addPasskey(
             view,
             store.list(),
@@ -259,7 +254,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         const id = checkCredentialId(ctx.param ?? '', 'id');
         if (!id.ok) throw new PasskeyNotFound();
         const user = await store.change((view) => {
-          assertStillSignedIn(view, caller, deps.revocations);
+          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
           return removePasskey(view, caller.user.username, id.value, nowSeconds());
         });
         logger.info('passkey removed', { event: 'passkey_removed', username: user.username, passkeyId: id.value, address: ctx.address });
