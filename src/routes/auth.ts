@@ -1,4 +1,4 @@
-import { PASSWORD_AND_CODE } from '../auth/amr.js';
+import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
@@ -19,22 +19,26 @@ import {
   SecondFactorRequired,
   TooManyAttempts,
   UserNotFound,
-  ValidationFailed,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
-import { toPublicError } from '../http/errors.js';
 import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { networkKeyOf } from '../http/network-key.js';
 import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
 import { accountSummaryOf } from '../store/account-summary.js';
-import type { StoredUser, UserStore, UserView } from '../store/users.js';
-import { checkAuthenticateBody, checkPathUsername, createUserBodyChecker, registerBodyChecker, updateBodyChecker } from '../validate/auth.js';
-import type { Checker } from '../validate/check.js';
+import type { StoredTotp, StoredUser, UserStore, UserView } from '../store/users.js';
+import {
+  checkAuthenticateBody,
+  checkPathUsername,
+  createUserBodyChecker,
+  registerBodyChecker,
+  updateBodyChecker,
+  type AuthenticateBody,
+} from '../validate/auth.js';
 import { isAdministrator } from '../validate/level.js';
-import type { RequestContext, Route } from './context.js';
+import { readCheckedBody, type RequestContext, type Route } from './context.js';
 import { createSessionCookies } from './session-cookie.js';
 
 export interface AuthRouteDeps {
@@ -54,10 +58,266 @@ export interface AuthRouteDeps {
   readonly offlineInstruction: (args: readonly string[]) => string;
 }
 
-function checked<T>(check: Checker<T>, input: unknown): T {
-  const result = check(input, '');
-  if (!result.ok) throw new ValidationFailed(result.problems);
-  return result.value;
+export function authRoutes(deps: AuthRouteDeps): Route[] {
+  if (deps.config.authMethod === 'none') return proxyAuthenticatedRoutes(deps);
+  const api = authApiOf(deps);
+  const on = (handler: (api: AuthApi, ctx: RequestContext) => Promise<void> | void) => (ctx: RequestContext) => handler(api, ctx);
+  return [
+    { method: 'POST', path: '/api/auth/authenticate', body: 'json', handler: on(signIn) },
+    { method: 'POST', path: '/api/auth/register', body: 'json', handler: on(register) },
+    { method: 'GET', path: '/api/auth/verify', body: 'none', handler: on(verify) },
+    { method: 'GET', path: '/api/auth/logout', body: 'none', handler: on(logout) },
+    { method: 'GET', path: '/api/auth/users', body: 'none', handler: on(listUsers) },
+    // INTERFACE.md "Administrators": an account without client settings, for apps behind the gate.
+    { method: 'POST', path: '/api/auth/users', body: 'json', handler: on(createUser) },
+    { method: 'GET', path: '/api/auth/users/:username', body: 'none', handler: on(showUser) },
+    { method: 'PATCH', path: '/api/auth/users/:username', body: 'json', handler: on(updateUser) },
+    { method: 'DELETE', path: '/api/auth/users/:username', body: 'none', handler: on(deleteUser) },
+  ];
+}
+
+/**
+ * INTERFACE.md `authMethod: "none"`: a proxy authenticates, and everyone is the built-in
+ * administrator; so only the proxy that authenticates (or loopback) is answered, even when the
+ * port is reachable some other way.
+ */
+function proxyAuthenticatedRoutes(deps: AuthRouteDeps): Route[] {
+  const { configs, cookies } = authApiOf(deps);
+  const builtIn = { username: '_config', level: 10 } as const;
+  // Every caller gets the same answer: serialized once (and no spread on the hot path, see respond.ts).
+  const verifyAnswer = prepareAnswer(200, JSON.stringify({ initialUser: false, ...builtIn, configs }));
+  const guard = (ctx: RequestContext): void => {
+    if (!deps.proxyTrust.isTrustedPeer(ctx.req)) throw new ProxyRequired();
+  };
+  return [
+    { method: 'POST', path: '/api/auth/authenticate', body: 'json', handler: async (ctx) => {
+      guard(ctx);
+      await readJsonBody(ctx.req, deps.config.maxBodyBytes);
+      sendJson(ctx.res, 200, { success: true, ...builtIn });
+    } },
+    { method: 'GET', path: '/api/auth/verify', body: 'none', handler: (ctx) => {
+      guard(ctx);
+      sendPrepared(ctx.res, verifyAnswer);
+    } },
+    { method: 'GET', path: '/api/auth/logout', body: 'none', handler: (ctx) => {
+      guard(ctx);
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
+    } },
+  ];
+}
+
+/** What the Flood API's handlers share: the deps, and what is built from them once. */
+function authApiOf(deps: AuthRouteDeps) {
+  const { minPasswordLength } = deps.config;
+  const configs = Object.freeze({ authMethod: deps.config.authMethod, pollInterval: deps.config.pollIntervalMs });
+  return {
+    ...deps,
+    configs,
+    cookies: createSessionCookies(deps),
+    registerBody: registerBodyChecker(minPasswordLength),
+    updateBody: updateBodyChecker(minPasswordLength),
+    createUserBody: createUserBodyChecker(minPasswordLength),
+    isFirstRegistrationHost: createFirstRegistrationHostCheck(deps.config.allowedHosts),
+    unauthenticatedVerify: prepareAnswer(401, JSON.stringify({ configs })),
+    // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
+    verifyAnswers: new WeakMap<StoredUser, PreparedAnswer>(),
+    // The list is rebuilt only when the store has changed since it was last sent.
+    userList: undefined as { version: number; answer: PreparedAnswer } | undefined,
+  };
+}
+type AuthApi = ReturnType<typeof authApiOf>;
+
+/** POST /api/auth/authenticate: the password, then the code when the account has TOTP. */
+async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
+  const body = await readCheckedBody(ctx, checkAuthenticateBody, api.config.maxBodyBytes);
+  const hashKey = hashKeyOf(ctx.address, undefined);
+  const holder = await passwordHolder(api, ctx, body, hashKey);
+  const { user, secondFactor } = holder.totp === undefined ? { user: holder, secondFactor: undefined } : await spendCode(api, ctx, body, hashKey.client, holder, holder.totp);
+  api.throttle.recordSuccess(body.username, hashKey.client);
+  api.logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: user.username, ...(secondFactor === undefined ? {} : { secondFactor }) });
+  const cookie = api.cookies.issue(ctx, user, secondFactor === undefined ? PASSWORD_ONLY : PASSWORD_AND_CODE);
+  sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': cookie });
+}
+
+/**
+ * The account whose password `body` holds, judged under the login throttle. Throttled attempts
+ * are refused before any hashing (an attacker cannot buy scrypt time); the attempt counts as a
+ * failure from here on, until it succeeds.
+ */
+async function passwordHolder(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, hashKey: WorkKey): Promise<StoredUser> {
+  const wait = api.throttle.beginAttempt(body.username, hashKey.client, api.now());
+  if (wait > 0) throw new TooManyAttempts(wait);
+  const user = api.store.find(body.username);
+  let matches: boolean;
+  try {
+    matches = await api.hasher.verify(body.password, user?.passwordHash, hashKey, () => ctx.req.socket.destroyed);
+  } catch (error) {
+    // Busy or abandoned: the password was never judged, so it is not a failed login.
+    api.throttle.cancelAttempt(body.username, hashKey.client);
+    throw error;
+  }
+  // The user may have been changed or removed while we hashed.
+  const current = api.store.find(body.username);
+  if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
+    api.logger.warn('login failed', { event: 'login_failed', address: ctx.address, username: body.username });
+    throw new InvalidCredentials();
+  }
+  return current;
+}
+
+/** INTERFACE.md "Signing in": the password was right and the account asks for a code. */
+async function spendCode(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, addressKey: string, user: StoredUser, totp: StoredTotp) {
+  if (body.code === undefined) {
+    // Not a guess, so not a failure; but not a success either, which would clear the
+    // username's failed codes and let a holder of the password guess codes without end.
+    api.throttle.cancelAttempt(body.username, addressKey);
+    throw new SecondFactorRequired();
+  }
+  const use = api.totp.judge(totp, body.code, api.now());
+  // A code judged good is spent inside the store change, against the account as it is
+  // then: of two requests with the same code, one signs in.
+  const signedIn =
+    use === undefined
+      ? undefined
+      : await api.store.change((view) => {
+          const latest = view.get(user.username);
+          if (latest?.totp === undefined || latest.passwordHash !== user.passwordHash) return undefined;
+          const spent = api.totp.spend(latest.totp, use);
+          if (spent === undefined) return undefined;
+          const updated: StoredUser = { ...latest, totp: spent };
+          view.set(updated);
+          return updated;
+        });
+  if (signedIn === undefined) {
+    // The attempt stays counted: failed codes feed the throttle like wrong passwords.
+    api.logger.warn('login failed: wrong second factor', { event: 'login_failed', address: ctx.address, username: body.username });
+    throw new InvalidSecondFactor();
+  }
+  return { user: signedIn, secondFactor: use !== undefined && 'step' in use ? 'totp' : 'recovery code' };
+}
+
+/** POST /api/auth/register; spec section 5.7: once users exist, credentials come first (401 / 403, no cookie), before the body. */
+async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
+  const caller = api.store.size > 0 ? api.session.requireAdministrator(ctx.credentials) : undefined;
+  // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
+  if (caller === undefined && !api.isFirstRegistrationHost(ctx.req.headers.host)) {
+    throw new HostNotAllowed(api.offlineInstruction(['users', 'add', 'admin', '--level', 'ADMINISTRATOR']));
+  }
+  const body = await readCheckedBody(ctx, api.registerBody, api.config.maxBodyBytes);
+  const passwordHash = await api.hasher.hash(body.password, hashKeyOf(ctx.address, caller));
+  const user = await api.store.change((view) => {
+    if (caller !== undefined) assertStillAdministrator(api, view, caller);
+    else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
+    const created = newAccount(api, { username: body.username, level: body.level, passwordHash, client: body.client });
+    addUser(view, created);
+    return created;
+  });
+  if (api.store.size === 1 && !isAdministrator(user.level)) {
+    const raise = api.offlineInstruction(['users', 'set-level', user.username, 'ADMINISTRATOR']);
+    api.logger.warn(`the first user is not an administrator, so no one can add users; raise its level offline: ${raise}`);
+  }
+  if (ctx.query['cookie'] === 'false') {
+    sendJson(ctx.res, 200, { username: user.username });
+    return;
+  }
+  sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': api.cookies.issue(ctx, user) });
+}
+
+/** GET /api/auth/verify; spec section 4: the 401 carries configs and nothing else. */
+function verify(api: AuthApi, ctx: RequestContext): void {
+  if (api.store.size === 0) {
+    sendJson(ctx.res, 200, { initialUser: true, configs: api.configs });
+    return;
+  }
+  const caller = api.session.check(ctx.credentials);
+  if ('refused' in caller) {
+    sendPrepared(ctx.res, api.unauthenticatedVerify);
+    return;
+  }
+  let answer = api.verifyAnswers.get(caller.user);
+  if (answer === undefined) {
+    const { username, level } = caller.user;
+    answer = prepareAnswer(200, JSON.stringify({ initialUser: false, username, level, configs: api.configs }));
+    api.verifyAnswers.set(caller.user, answer);
+  }
+  sendPrepared(ctx.res, answer);
+}
+
+async function logout(api: AuthApi, ctx: RequestContext): Promise<void> {
+  const caller = api.session.authenticateAnyFactor(ctx.credentials);
+  if (api.revocations !== undefined) await api.revocations.revoke(caller.token, caller.claims, nowSeconds(api));
+  sendJson(ctx.res, 200, {}, { 'set-cookie': api.cookies.cleared(ctx) });
+}
+
+function listUsers(api: AuthApi, ctx: RequestContext): void {
+  api.session.requireAdministrator(ctx.credentials);
+  if (api.userList?.version !== api.store.version) {
+    const entries = Array.from(api.store.list(), (user) => ({ username: user.username, level: user.level }));
+    api.userList = { version: api.store.version, answer: prepareAnswer(200, JSON.stringify(entries)) };
+  }
+  sendPrepared(ctx.res, api.userList.answer);
+}
+
+async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
+  const caller = api.session.requireAdministrator(ctx.credentials);
+  const { username, level, password, groups } = await readCheckedBody(ctx, api.createUserBody, api.config.maxBodyBytes);
+  const passwordHash = await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
+  await api.store.change((view) => {
+    assertStillAdministrator(api, view, caller);
+    addUser(view, newAccount(api, { username, level, passwordHash, ...(groups === undefined || groups.length === 0 ? {} : { groups }) }));
+  });
+  sendJson(ctx.res, 200, { username });
+}
+
+function showUser(api: AuthApi, ctx: RequestContext): void {
+  api.session.requireAdministrator(ctx.credentials);
+  const user = api.store.find(usernameFromPath(ctx.param));
+  if (user === undefined) throw new UserNotFound();
+  sendJson(ctx.res, 200, accountSummaryOf(user));
+}
+
+async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
+  const caller = api.session.requireAdministrator(ctx.credentials);
+  const target = usernameFromPath(ctx.param);
+  const patch = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
+  const passwordHash = patch.password === undefined ? undefined : await api.hasher.hash(patch.password, hashKeyOf(ctx.address, caller));
+  const changes: UserChanges = {
+    ...(patch.username === undefined ? {} : { username: patch.username }),
+    ...(patch.level === undefined ? {} : { level: patch.level }),
+    ...(patch.client === undefined ? {} : { client: patch.client }),
+    ...(patch.groups === undefined ? {} : { groups: patch.groups }),
+    ...(patch.totp === false ? { removeTotp: true } : {}),
+    ...(passwordHash === undefined ? {} : { passwordHash }),
+  };
+  await api.store.change((view) => {
+    assertStillAdministrator(api, view, caller);
+    changeUser(view, target, changes, nowSeconds(api));
+  });
+  sendJson(ctx.res, 200, {});
+}
+
+async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
+  const caller = api.session.requireAdministrator(ctx.credentials);
+  const target = usernameFromPath(ctx.param);
+  await api.store.change((view) => {
+    assertStillAdministrator(api, view, caller);
+    removeUser(view, target);
+  });
+  sendJson(ctx.res, 200, { username: target });
+}
+
+function nowSeconds(api: AuthApi): number {
+  return Math.floor(api.now() / 1000);
+}
+
+/** A new account's record: its credentials changed now, under a session key of its own. */
+function newAccount(api: AuthApi, fields: Pick<StoredUser, 'username' | 'level' | 'passwordHash' | 'client' | 'groups'>): StoredUser {
+  return { ...fields, credentialsChangedAt: nowSeconds(api), sessionKey: newSessionKey() };
+}
+
+/** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
+function assertStillAdministrator(api: AuthApi, view: UserView, caller: Caller): void {
+  if (!isAdministrator(accountStillSignedIn((name) => view.get(name), caller, api.revocations).level)) throw new NotAdministrator();
 }
 
 /** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */
@@ -83,288 +343,4 @@ function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
   if (caller !== undefined) return { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true };
   const client = throttleKeyOf(address);
   return { client, network: networkKeyOf(client) };
-}
-
-/** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
-function assertStillAdministrator(view: UserView, caller: Caller, revocations: RevocationList | undefined): void {
-  if (!isAdministrator(accountStillSignedIn((name) => view.get(name), caller, revocations).level)) throw new NotAdministrator();
-}
-
-export function authRoutes(deps: AuthRouteDeps): Route[] {
-  const { config, store, session, hasher, throttle, logger } = deps;
-  const registerBody = registerBodyChecker(config.minPasswordLength);
-  const isFirstRegistrationHost = createFirstRegistrationHostCheck(config.allowedHosts);
-  const firstAdministratorOffline = deps.offlineInstruction(['users', 'add', 'admin', '--level', 'ADMINISTRATOR']);
-  const updateBody = updateBodyChecker(config.minPasswordLength);
-  const createUserBody = createUserBodyChecker(config.minPasswordLength);
-  const configs = Object.freeze({ authMethod: config.authMethod, pollInterval: config.pollIntervalMs });
-  const unauthenticatedVerify = prepareAnswer(401, JSON.stringify({ configs }));
-  // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
-  const verifyAnswers = new WeakMap<StoredUser, PreparedAnswer>();
-  // The list is rebuilt only when the store has changed since it was last sent.
-  let userList: { version: number; answer: PreparedAnswer } | undefined;
-  // The refusals of GET /users (what a scanner gets) are answered, not thrown: no unwinding, no lookup.
-  const authRequired = toPublicError(new AuthRequired()).prepared;
-  const notAdministrator = toPublicError(new NotAdministrator()).prepared;
-  const cookies = createSessionCookies(deps);
-  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
-  const sessionCookieFor = cookies.issue;
-
-  if (config.authMethod === 'none') {
-    // INTERFACE.md `authMethod: "none"`: a proxy authenticates; everyone is the built-in administrator.
-    const builtIn = { username: '_config', level: 10 } as const;
-    // Every caller gets the same answer: serialized once (and no spread on the hot path, see respond.ts).
-    const verifyAnswer = prepareAnswer(200, JSON.stringify({ initialUser: false, username: builtIn.username, level: builtIn.level, configs }));
-    // Everyone is administrator here, so only the proxy that authenticates (or loopback) is
-    // answered, even when the port is reachable some other way.
-    const guard = (ctx: RequestContext): void => {
-      if (!deps.proxyTrust.isTrustedPeer(ctx.req)) throw new ProxyRequired();
-    };
-    return [
-      { method: 'POST', path: '/api/auth/authenticate', body: 'json', handler: async (ctx) => {
-        guard(ctx);
-        await readJsonBody(ctx.req, config.maxBodyBytes);
-        sendJson(ctx.res, 200, { success: true, ...builtIn });
-      } },
-      { method: 'GET', path: '/api/auth/verify', body: 'none', handler: (ctx) => {
-        guard(ctx);
-        sendPrepared(ctx.res, verifyAnswer);
-      } },
-      { method: 'GET', path: '/api/auth/logout', body: 'none', handler: (ctx) => {
-        guard(ctx);
-        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
-      } },
-    ];
-  }
-
-  return [
-    {
-      method: 'POST',
-      path: '/api/auth/authenticate',
-      body: 'json',
-      async handler(ctx) {
-        const body = checked(checkAuthenticateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        // Throttled attempts are refused before any hashing: an attacker cannot buy scrypt time.
-        // The attempt counts as a failure from here on, until it succeeds.
-        const hashKey = hashKeyOf(ctx.address, undefined);
-        const addressKey = hashKey.client;
-        const wait = throttle.beginAttempt(body.username, addressKey, deps.now());
-        if (wait > 0) throw new TooManyAttempts(wait);
-        const user = store.find(body.username);
-        let matches: boolean;
-        try {
-          matches = await hasher.verify(body.password, user?.passwordHash, hashKey, () => ctx.req.socket.destroyed);
-        } catch (error) {
-          // Busy or abandoned: the password was never judged, so it is not a failed login.
-          throttle.cancelAttempt(body.username, addressKey);
-          throw error;
-        }
-        // The user may have been changed or removed while we hashed.
-        const current = store.find(body.username);
-        if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
-          logger.warn('login failed', { event: 'login_failed', address: ctx.address, username: body.username });
-          throw new InvalidCredentials();
-        }
-        if (current.totp === undefined) {
-          throttle.recordSuccess(body.username, addressKey);
-          logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: current.username });
-          sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': sessionCookieFor(ctx, current) });
-          return;
-        }
-        // INTERFACE.md "Signing in": the password was right, and the account asks for a code.
-        if (body.code === undefined) {
-          // Not a guess, so not a failure; but not a success either, which would clear the
-          // username's failed codes and let a holder of the password guess codes without end.
-          throttle.cancelAttempt(body.username, addressKey);
-          throw new SecondFactorRequired();
-        }
-        const use = deps.totp.judge(current.totp, body.code, deps.now());
-        // A code judged good is spent inside the store change, against the account as it is
-        // then: of two requests with the same code, one signs in.
-        const signedIn =
-          use === undefined
-            ? undefined
-            : await store.change((view) => {
-                const latest = view.get(current.username);
-                if (latest?.totp === undefined || latest.passwordHash !== current.passwordHash) return undefined;
-                const spent = deps.totp.spend(latest.totp, use);
-                if (spent === undefined) return undefined;
-                const updated: StoredUser = { ...latest, totp: spent };
-                view.set(updated);
-                return updated;
-              });
-        if (signedIn === undefined) {
-          // The attempt stays counted: failed codes feed the throttle like wrong passwords.
-          logger.warn('login failed: wrong second factor', { event: 'login_failed', address: ctx.address, username: body.username });
-          throw new InvalidSecondFactor();
-        }
-        throttle.recordSuccess(body.username, addressKey);
-        logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: signedIn.username, secondFactor: use !== undefined && 'step' in use ? 'totp' : 'recovery code' });
-        sendJson(ctx.res, 200, { success: true, username: signedIn.username, level: signedIn.level }, { 'set-cookie': sessionCookieFor(ctx, signedIn, PASSWORD_AND_CODE) });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/register',
-      body: 'json',
-      async handler(ctx) {
-        // Spec section 5.7: once users exist, credentials come first (401 / 403, no cookie),
-        // before any of the body is read.
-        const caller = store.size > 0 ? session.requireAdministrator(ctx.credentials) : undefined;
-        // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
-        if (caller === undefined && !isFirstRegistrationHost(ctx.req.headers.host)) throw new HostNotAllowed(firstAdministratorOffline);
-        const body = checked(registerBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, caller));
-        const user = await store.change((view) => {
-          if (caller !== undefined) assertStillAdministrator(view, caller, deps.revocations);
-          else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
-          const created: StoredUser = {
-            username: body.username,
-            level: body.level,
-            passwordHash,
-            client: body.client,
-            credentialsChangedAt: nowSeconds(),
-            sessionKey: newSessionKey(),
-          };
-          addUser(view, created);
-          return created;
-        });
-        if (store.size === 1 && !isAdministrator(user.level)) {
-          logger.warn(`the first user is not an administrator, so no one can add users; raise its level offline: ${deps.offlineInstruction(['users', 'set-level', user.username, 'ADMINISTRATOR'])}`);
-        }
-        if (ctx.query['cookie'] === 'false') {
-          sendJson(ctx.res, 200, { username: user.username });
-          return;
-        }
-        sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': sessionCookieFor(ctx, user) });
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/auth/verify',
-      body: 'none',
-      handler(ctx) {
-        if (store.size === 0) {
-          sendJson(ctx.res, 200, { initialUser: true, configs });
-          return;
-        }
-        const caller = session.check(ctx.credentials);
-        if ('refused' in caller) {
-          // Spec section 4: the 401 on verify carries configs and nothing else.
-          sendPrepared(ctx.res, unauthenticatedVerify);
-          return;
-        }
-        let answer = verifyAnswers.get(caller.user);
-        if (answer === undefined) {
-          answer = prepareAnswer(200, JSON.stringify({ initialUser: false, username: caller.user.username, level: caller.user.level, configs }));
-          verifyAnswers.set(caller.user, answer);
-        }
-        sendPrepared(ctx.res, answer);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/auth/logout',
-      body: 'none',
-      async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
-        if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, nowSeconds());
-        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/auth/users',
-      body: 'none',
-      handler(ctx) {
-        const caller = session.check(ctx.credentials);
-        if ('refused' in caller) {
-          sendPrepared(ctx.res, authRequired);
-          return;
-        }
-        if (!isAdministrator(caller.user.level)) {
-          sendPrepared(ctx.res, notAdministrator);
-          return;
-        }
-        if (userList?.version !== store.version) {
-          const entries: Array<{ username: string; level: StoredUser['level'] }> = [];
-          for (const user of store.list()) entries.push({ username: user.username, level: user.level });
-          userList = { version: store.version, answer: prepareAnswer(200, JSON.stringify(entries)) };
-        }
-        sendPrepared(ctx.res, userList.answer);
-      },
-    },
-    {
-      // INTERFACE.md "Administrators": an account without client settings, for apps behind the gate.
-      method: 'POST',
-      path: '/api/auth/users',
-      body: 'json',
-      async handler(ctx) {
-        const caller = session.requireAdministrator(ctx.credentials);
-        const body = checked(createUserBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, caller));
-        await store.change((view) => {
-          assertStillAdministrator(view, caller, deps.revocations);
-          addUser(view, {
-            username: body.username,
-            level: body.level,
-            passwordHash,
-            ...(body.groups === undefined || body.groups.length === 0 ? {} : { groups: body.groups }),
-            credentialsChangedAt: nowSeconds(),
-            sessionKey: newSessionKey(),
-          });
-        });
-        sendJson(ctx.res, 200, { username: body.username });
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/auth/users/:username',
-      body: 'none',
-      handler(ctx) {
-        session.requireAdministrator(ctx.credentials);
-        const user = store.find(usernameFromPath(ctx.param));
-        if (user === undefined) throw new UserNotFound();
-        sendJson(ctx.res, 200, accountSummaryOf(user));
-      },
-    },
-    {
-      method: 'PATCH',
-      path: '/api/auth/users/:username',
-      body: 'json',
-      async handler(ctx) {
-        const caller = session.requireAdministrator(ctx.credentials);
-        const target = usernameFromPath(ctx.param);
-        const patch = checked(updateBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const passwordHash = patch.password === undefined ? undefined : await hasher.hash(patch.password, hashKeyOf(ctx.address, caller));
-        const changes: UserChanges = {
-          ...(patch.username === undefined ? {} : { username: patch.username }),
-          ...(patch.level === undefined ? {} : { level: patch.level }),
-          ...(patch.client === undefined ? {} : { client: patch.client }),
-          ...(patch.groups === undefined ? {} : { groups: patch.groups }),
-          ...(patch.totp === false ? { removeTotp: true } : {}),
-          ...(passwordHash === undefined ? {} : { passwordHash }),
-        };
-        await store.change((view) => {
-          assertStillAdministrator(view, caller, deps.revocations);
-          changeUser(view, target, changes, nowSeconds());
-        });
-        sendJson(ctx.res, 200, {});
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/auth/users/:username',
-      body: 'none',
-      async handler(ctx) {
-        const caller = session.requireAdministrator(ctx.credentials);
-        const target = usernameFromPath(ctx.param);
-        await store.change((view) => {
-          assertStillAdministrator(view, caller, deps.revocations);
-          removeUser(view, target);
-        });
-        sendJson(ctx.res, 200, { username: target });
-      },
-    },
-  ];
 }

@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Credentials } from '../auth/session.js';
+import { ValidationFailed } from '../errors.js';
+import { readJsonBody } from '../http/body.js';
 import type { BodyUse } from '../http/body-policy.js';
+import type { Checker } from '../validate/check.js';
 
 /** What a handler gets: the parsed pieces of one request. */
 export interface RequestContext {
@@ -21,4 +24,11 @@ export interface Route {
   /** What the route does with a request body (http/body-policy.ts); every route says. */
   readonly body: BodyUse;
   readonly handler: Handler;
+}
+
+/** The request's JSON body as `check` accepts it; else throws ValidationFailed with the problems. */
+export async function readCheckedBody<T>(ctx: RequestContext, check: Checker<T>, maxBodyBytes: number): Promise<T> {
+  const result = check(await readJsonBody(ctx.req, maxBodyBytes), '');
+  if (!result.ok) throw new ValidationFailed(result.problems);
+  return result.value;
 }
