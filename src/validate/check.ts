@@ -74,6 +74,50 @@ export function integerIn(min: number, max: number): Checker<number> {
   };
 }
 
+/** Unix seconds, as every time in the users file. */
+export const unixSeconds = integerIn(0, Number.MAX_SAFE_INTEGER);
+
+export const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+/** The bytes of unpadded base64url `text`, or undefined unless it is in its one canonical spelling. */
+export function decodeBase64url(text: string): Buffer | undefined {
+  if (!BASE64URL.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
+}
+
+/** Unpadded base64url of 1 to `maxBytes` bytes, in its one canonical spelling, as the bytes. */
+export function base64urlBytes(maxBytes: number): Checker<Buffer> {
+  const maxLength = Math.ceil((maxBytes * 4) / 3);
+  return (input, path) => {
+    if (typeof input !== 'string' || input.length === 0 || input.length > maxLength || !BASE64URL.test(input)) return fail(path, `must be base64url of at most ${maxBytes} bytes`);
+    const bytes = decodeBase64url(input);
+    return bytes === undefined ? fail(path, 'must be canonical base64url') : pass(bytes);
+  };
+}
+
+/** Records stored under an account: 1 to `max` (the field is absent when none), each frozen, ids distinct. */
+export function storedList<T extends { id: string }>(check: Checker<T>, max: number, what: string, idName: string) {
+  return (input: unknown, path: string): Checked<readonly Readonly<T>[]> => {
+    if (!Array.isArray(input) || input.length === 0 || input.length > max) return fail(path, `must be an array of 1 to ${max} ${what}`);
+    const records: Readonly<T>[] = [];
+    const ids = new Set<string>();
+    for (const [index, item] of input.entries()) {
+      const result = check(item, `${path}[${index}]`);
+      if (!result.ok) return result;
+      if (ids.has(result.value.id)) return fail(`${path}[${index}].id`, `repeats a ${idName}`);
+      ids.add(result.value.id);
+      records.push(Object.freeze(result.value));
+    }
+    return pass(Object.freeze(records));
+  };
+}
+
+/** A string matching `format`, else the problem "is not `what`". */
+export function matching(format: RegExp, what: string): Checker<string> {
+  return (input, path) => (typeof input === 'string' && format.test(input) ? pass(input) : fail(path, `is not ${what}`));
+}
+
 export function oneOf<const T extends string | number>(allowed: readonly T[]): Checker<T> {
   return (input, path) => {
     for (const candidate of allowed) if (input === candidate) return pass(candidate);
