@@ -27,7 +27,7 @@ import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
 import { createSessionCookies } from './routes/session-cookie.js';
 import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
-import { accountPageRoutes, buildAccountPage } from './pages/account.js';
+import { buildAccountPage } from './pages/account.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
 import type { DataDirLockLost } from './store/lock.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
@@ -119,7 +119,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         ...accountRoutes({ config, store, session, hasher, throttle, revocations, totp, cookies, logger, now }),
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64), requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64 })),
-        ...accountPageRoutes(buildAccountPage(sha256Base64)),
+        ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64)),
         ...probeRoutes(),
         // The users page calls the /users routes, which authMethod "none" does not have.
         ...(config.authMethod === 'none' ? [] : pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64))),

@@ -1,8 +1,7 @@
 // The signed-in user's page, {base}/gatehouse/account: password, TOTP, passkeys, machine tokens,
 // log out everywhere. Static, built once; everything it shows comes from GET
 // ../api/auth/account and every change is a JSON call (INTERFACE.md "The caller's own account").
-import type { Route } from '../routes/context.js';
-import { buildPage, PAGE_HELPERS, pageRoutes, type BuiltPage, type Sha256Base64 } from './shell.js';
+import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from './shell.js';
 
 const BODY = `
 <h1>Your account</h1>
@@ -113,64 +112,60 @@ img.qr{display:block;width:12rem;height:12rem;margin:0 0 1rem;border:1px solid #
 .secret{display:inline-block;padding:.3rem .5rem;border-radius:4px;background:#f0f2f5;letter-spacing:.05em;user-select:all}
 ol.codes{columns:2;margin:0 0 1rem;padding:.75rem 1rem .75rem 2.25rem;border-radius:4px;background:#f0f2f5;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 ol.codes li{margin:0 0 .2rem;white-space:nowrap}
-#totp-confirm button,#totp-start button,#totp-disable button,#passkey-add button,#token-add button,#password-form button,#codes-saved,#logout-everywhere{width:auto;padding:.6rem 1.2rem}
+#account button:not(.small){width:auto;padding:.6rem 1.2rem}
 #totp-cancel{margin-left:.5rem}
-@media (max-width:30rem){ol.codes{columns:1}#totp-confirm button,#totp-start button,#totp-disable button,#passkey-add button,#token-add button,#password-form button,#codes-saved,#logout-everywhere{width:100%}#totp-cancel{margin-left:0}}
+@media (max-width:30rem){ol.codes{columns:1}#account button:not(.small){width:100%}#totp-cancel{margin-left:0}}
 @media (prefers-color-scheme:dark){.secret,ol.codes{background:#2a2f39}img.qr{border-color:#363c48}}
 `;
 
 const SCRIPT = `
 var state = null;
-var here = location.href;
+var totpMessage = byId('totp-message');
 var toSignIn = function () {
-  location.replace('../login?rd=' + encodeURIComponent(here));
+  location.replace('../login?rd=' + encodeURIComponent(location.href));
 };
 var when = function (value) {
   if (value === null || value === undefined || value === '') return 'never';
   var date = new Date(typeof value === 'number' && value < 1e11 ? value * 1000 : value);
   return isNaN(date.getTime()) ? String(value) : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 };
-var showOnly = function (shown) {
+var showTotp = function (shown) {
   ['totp-off', 'totp-pending', 'totp-codes', 'totp-on'].forEach(function (id) { byId(id).hidden = id !== shown; });
 };
-var item = function (title, details, verb, onRemove, removeLabel) {
-  var li = document.createElement('li');
-  var text = document.createElement('div');
-  text.className = 'grow';
-  var name = document.createElement('strong');
-  name.textContent = title;
-  var info = document.createElement('div');
-  info.className = 'muted';
-  info.textContent = details;
-  text.appendChild(name);
-  text.appendChild(info);
-  var button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'secondary small';
-  button.textContent = verb;
-  button.setAttribute('aria-label', removeLabel);
-  // A second click confirms (no dialog: a removal is one deliberate step more, not a pop-up).
-  button.addEventListener('click', function () {
-    if (button.dataset.armed !== '1') {
-      button.dataset.armed = '1';
-      button.textContent = 'Click again to ' + verb.toLowerCase();
-      button.className = 'danger small';
+var showTotpState = function () {
+  showTotp(state !== null && state.totp === true ? 'totp-on' : 'totp-off');
+};
+var clearSeed = function () {
+  byId('totp-qr').removeAttribute('src');
+  byId('totp-secret').textContent = '';
+};
+var fill = function (parent, entries, empty) {
+  parent.textContent = '';
+  entries.forEach(function (entry) { parent.appendChild(entry); });
+  if (empty) empty.hidden = entries.length > 0;
+};
+// A second click confirms (no dialog: a removal is one deliberate step more, not a pop-up).
+var onSecondClick = function (target, armedText, action) {
+  target.addEventListener('click', function () {
+    if (target.dataset.armed !== '1') {
+      target.dataset.armed = '1';
+      target.textContent = armedText;
+      target.classList.replace('secondary', 'danger');
       return;
     }
-    button.disabled = true;
-    onRemove();
+    target.disabled = true;
+    action();
   });
-  li.appendChild(text);
-  li.appendChild(button);
+};
+var item = function (title, details, verb, label, onRemove) {
+  var li = element('li');
+  var text = li.appendChild(element('div', 'grow'));
+  text.appendChild(element('strong', '', title));
+  text.appendChild(element('div', 'muted', details));
+  var remove = li.appendChild(button(verb, 'secondary small'));
+  remove.setAttribute('aria-label', label);
+  onSecondClick(remove, 'Click again to ' + verb.toLowerCase(), onRemove);
   return li;
-};
-var fill = function (element, entries) {
-  while (element.firstChild) element.removeChild(element.firstChild);
-  entries.forEach(function (entry) { element.appendChild(entry); });
-};
-var list = function (element, empty, entries) {
-  fill(element, entries);
-  empty.hidden = entries.length > 0;
 };
 
 /** Draws the account from GET ../api/auth/account; a caller without a session goes to sign in. */
@@ -179,76 +174,73 @@ var render = function (account) {
   byId('who').textContent = account.username;
   document.querySelector('#password-form input[name=username]').value = account.username;
   // A set-up in progress or codes on screen stay until the person moves on.
-  if (byId('totp-pending').hidden && byId('totp-codes').hidden) showOnly(account.totp === true ? 'totp-on' : 'totp-off');
+  if (byId('totp-pending').hidden && byId('totp-codes').hidden) showTotpState();
   var passkeys = Array.isArray(account.passkeys) ? account.passkeys : [];
-  list(byId('passkey-list'), byId('no-passkeys'), passkeys.map(function (passkey) {
-    return item(String(passkey.name), 'Added ' + when(passkey.createdAt) + ' · last used ' + when(passkey.lastUsedAt), 'Remove', function () {
-      change('DELETE', '../api/auth/account/passkeys/' + encodeURIComponent(passkey.id), undefined, byId('passkey-message'), 'Passkey removed.');
-    }, 'Remove passkey ' + String(passkey.name));
-  }));
+  fill(byId('passkey-list'), passkeys.map(function (passkey) {
+    var name = String(passkey.name);
+    var details = 'Added ' + when(passkey.createdAt) + ' · last used ' + when(passkey.lastUsedAt);
+    return item(name, details, 'Remove', 'Remove passkey ' + name, function () {
+      var path = '../api/auth/account/passkeys/' + encodeURIComponent(passkey.id);
+      change(null, byId('passkey-message'), 'DELETE', path, undefined, 'Passkey removed.');
+    });
+  }), byId('no-passkeys'));
   var tokens = Array.isArray(account.tokens) ? account.tokens : [];
-  list(byId('token-list'), byId('no-tokens'), tokens.map(function (token) {
+  fill(byId('token-list'), tokens.map(function (token) {
+    var name = String(token.name);
     var expires = token.expiresAt === null || token.expiresAt === undefined ? 'never expires' : 'expires ' + when(token.expiresAt);
-    return item(String(token.name), 'Created ' + when(token.createdAt) + ' · ' + expires + ' · last used ' + when(token.lastUsedAt), 'Revoke', function () {
+    var details = 'Created ' + when(token.createdAt) + ' · ' + expires + ' · last used ' + when(token.lastUsedAt);
+    return item(name, details, 'Revoke', 'Revoke token ' + name, function () {
       byId('new-token').hidden = true;
-      change('DELETE', '../api/auth/account/tokens/' + encodeURIComponent(token.id), undefined, byId('token-message'), 'Token revoked.');
-    }, 'Revoke token ' + String(token.name));
-  }));
+      var path = '../api/auth/account/tokens/' + encodeURIComponent(token.id);
+      change(null, byId('token-message'), 'DELETE', path, undefined, 'Token revoked.');
+    });
+  }), byId('no-tokens'));
   byId('loading').hidden = true;
   byId('account').hidden = false;
 };
 var reload = function () {
   return callApi('GET', '../api/auth/account').then(function (answer) {
     if (answer.status === 401) return toSignIn();
-    if (!answer.ok || answer.body === null || typeof answer.body !== 'object') {
-      byId('loading').hidden = true;
-      say(byId('status'), problemOf(answer));
-      return;
-    }
-    render(answer.body);
+    if (bodyOf(answer) !== null) return render(answer.body);
+    byId('loading').hidden = true;
+    say(byId('status'), problemOf(answer));
+  });
+};
+/** One call from a form or a button: its message cleared first; a lost session goes to sign in. */
+var send = function (form, message, method, path, body) {
+  say(message, '');
+  return callBusy(form, method, path, body).then(function (answer) {
+    if (answer.status === 401) toSignIn();
+    return answer;
   });
 };
 /** One change: the call, its message, then the account drawn again. Resolves with the answer. */
-var change = function (method, path, body, messageElement, doneText, form) {
-  say(messageElement, '');
-  if (form) setBusy(form, true);
-  return callApi(method, path, body).then(function (answer) {
-    if (form) setBusy(form, false);
-    if (answer.status === 401) {
-      toSignIn();
-      return answer;
-    }
-    if (answer.ok) {
-      if (doneText) say(messageElement, doneText, 'done');
-      if (form) form.reset();
-    } else {
-      say(messageElement, problemOf(answer));
-    }
+var change = function (form, message, method, path, body, doneText) {
+  return send(form, message, method, path, body).then(function (answer) {
+    if (answer.status === 401) return answer;
+    if (!answer.ok) say(message, problemOf(answer));
+    else if (doneText) say(message, doneText, 'done');
+    if (answer.ok && form) form.reset();
     return reload().then(function () { return answer; });
   });
 };
 
-byId('password-form').addEventListener('submit', function (event) {
-  event.preventDefault();
-  var form = event.target;
+onSubmit(byId('password-form'), function (form) {
+  var message = byId('password-message');
   if (form.elements.newPassword.value !== form.elements.repeat.value) {
-    say(byId('password-message'), 'The new password and its repetition differ.');
+    say(message, 'The new password and its repetition differ.');
     return;
   }
-  change('POST', '../api/auth/account/password', { password: form.elements.password.value, newPassword: form.elements.newPassword.value }, byId('password-message'), 'Password changed. Every other session of this account has ended.', form);
+  var body = { password: form.elements.password.value, newPassword: form.elements.newPassword.value };
+  change(form, message, 'POST', '../api/auth/account/password', body, 'Password changed. Every other session of this account has ended.');
 });
 
-byId('totp-start').addEventListener('submit', function (event) {
-  event.preventDefault();
-  var form = event.target;
-  say(byId('totp-message'), '');
-  setBusy(form, true);
-  callApi('POST', '../api/auth/account/totp', { password: form.elements.password.value }).then(function (answer) {
-    setBusy(form, false);
-    if (answer.status === 401) return toSignIn();
-    var body = answer.body;
-    if (!answer.ok || body === null || typeof body !== 'object' || typeof body.secret !== 'string' || typeof body.qr !== 'string') {
-      say(byId('totp-message'), problemOf(answer));
+onSubmit(byId('totp-start'), function (form) {
+  send(form, totpMessage, 'POST', '../api/auth/account/totp', { password: form.elements.password.value }).then(function (answer) {
+    if (answer.status === 401) return;
+    var body = bodyOf(answer);
+    if (body === null || typeof body.secret !== 'string' || typeof body.qr !== 'string') {
+      say(totpMessage, problemOf(answer));
       return;
     }
     form.reset();
@@ -256,105 +248,56 @@ byId('totp-start').addEventListener('submit', function (event) {
     // nothing; the page's CSP allows data: images and nothing else.
     byId('totp-qr').src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(body.qr);
     byId('totp-secret').textContent = body.secret.replace(/(.{4})(?=.)/g, '$1 ');
-    showOnly('totp-pending');
+    showTotp('totp-pending');
     byId('totp-code').focus();
   });
 });
-byId('totp-confirm').addEventListener('submit', function (event) {
-  event.preventDefault();
-  var form = event.target;
-  say(byId('totp-message'), '');
-  setBusy(form, true);
-  callApi('POST', '../api/auth/account/totp/confirm', { code: form.elements.code.value.trim() }).then(function (answer) {
-    setBusy(form, false);
-    if (answer.status === 401) return toSignIn();
-    var body = answer.body;
-    if (!answer.ok || body === null || typeof body !== 'object' || !Array.isArray(body.recoveryCodes)) {
-      say(byId('totp-message'), problemOf(answer));
+onSubmit(byId('totp-confirm'), function (form) {
+  send(form, totpMessage, 'POST', '../api/auth/account/totp/confirm', { code: form.elements.code.value.trim() }).then(function (answer) {
+    if (answer.status === 401) return;
+    var body = bodyOf(answer);
+    if (body === null || !Array.isArray(body.recoveryCodes)) {
+      say(totpMessage, problemOf(answer));
       return;
     }
     form.reset();
-    byId('totp-qr').removeAttribute('src');
-    byId('totp-secret').textContent = '';
-    fill(byId('recovery-codes'), body.recoveryCodes.map(function (code) {
-      var li = document.createElement('li');
-      li.textContent = String(code);
-      return li;
-    }));
-    showOnly('totp-codes');
+    clearSeed();
+    fill(byId('recovery-codes'), body.recoveryCodes.map(function (code) { return element('li', '', String(code)); }));
+    showTotp('totp-codes');
     reload();
   });
 });
 byId('totp-cancel').addEventListener('click', function () {
-  byId('totp-qr').removeAttribute('src');
-  byId('totp-secret').textContent = '';
-  say(byId('totp-message'), '');
-  showOnly(state !== null && state.totp === true ? 'totp-on' : 'totp-off');
+  clearSeed();
+  say(totpMessage, '');
+  showTotpState();
 });
 byId('codes-saved').addEventListener('click', function () {
   fill(byId('recovery-codes'), []);
-  showOnly(state !== null && state.totp === true ? 'totp-on' : 'totp-off');
+  showTotpState();
 });
-byId('totp-disable').addEventListener('submit', function (event) {
-  event.preventDefault();
-  var form = event.target;
-  change('POST', '../api/auth/account/totp/disable', { password: form.elements.password.value }, byId('totp-message'), 'The authenticator app is off; its recovery codes are gone.', form);
+onSubmit(byId('totp-disable'), function (form) {
+  var body = { password: form.elements.password.value };
+  change(form, totpMessage, 'POST', '../api/auth/account/totp/disable', body, 'The authenticator app is off; its recovery codes are gone.');
 });
 
-/** PublicKeyCredentialCreationOptionsJSON (WebAuthn L3) to what navigator.credentials.create takes. */
-var creationOptionsOf = function (json) {
-  var options = {};
-  Object.keys(json).forEach(function (key) { options[key] = json[key]; });
-  options.challenge = fromBase64url(json.challenge);
-  options.user = { id: fromBase64url(json.user.id), name: json.user.name, displayName: json.user.displayName };
-  options.excludeCredentials = (Array.isArray(json.excludeCredentials) ? json.excludeCredentials : []).map(function (item) {
-    var descriptor = { type: 'public-key', id: fromBase64url(item.id) };
-    if (Array.isArray(item.transports)) descriptor.transports = item.transports;
-    return descriptor;
-  });
-  return options;
-};
-/** A PublicKeyCredential from navigator.credentials.create as RegistrationResponseJSON. */
-var registrationJsonOf = function (credential) {
-  var response = credential.response;
-  var json = {
-    id: credential.id,
-    rawId: toBase64url(credential.rawId),
-    type: credential.type,
-    response: {
-      clientDataJSON: toBase64url(response.clientDataJSON),
-      attestationObject: toBase64url(response.attestationObject),
-      transports: typeof response.getTransports === 'function' ? response.getTransports() : [],
-    },
-    authenticatorAttachment: credential.authenticatorAttachment || null,
-    clientExtensionResults: {},
-  };
-  if (typeof response.getPublicKeyAlgorithm === 'function') json.response.publicKeyAlgorithm = response.getPublicKeyAlgorithm();
-  if (typeof response.getAuthenticatorData === 'function') json.response.authenticatorData = toBase64url(response.getAuthenticatorData());
-  if (typeof response.getPublicKey === 'function' && response.getPublicKey() !== null) json.response.publicKey = toBase64url(response.getPublicKey());
-  return json;
-};
 if (!window.PublicKeyCredential || !navigator.credentials) {
   setBusy(byId('passkey-add'), true);
   say(byId('passkey-message'), 'This browser cannot make passkeys here (they need https, or localhost).', 'note');
 }
-byId('passkey-add').addEventListener('submit', function (event) {
-  event.preventDefault();
-  var form = event.target;
+onSubmit(byId('passkey-add'), function (form) {
   var name = form.elements.name.value.trim();
   var message = byId('passkey-message');
   say(message, '');
   setBusy(form, true);
   callApi('POST', '../api/auth/account/passkeys/options', {})
     .then(function (answer) {
-      if (answer.status === 401) {
-        toSignIn();
-        return null;
-      }
-      if (!answer.ok || answer.body === null || typeof answer.body !== 'object') throw new Error(problemOf(answer));
-      return navigator.credentials.create({ publicKey: creationOptionsOf(answer.body) }).then(function (credential) {
+      if (answer.status === 401) return toSignIn();
+      if (bodyOf(answer) === null) throw new Error(problemOf(answer));
+      return navigator.credentials.create({ publicKey: publicKeyOf(answer.body) }).then(function (credential) {
         if (credential === null) throw new Error('No passkey was made.');
-        return change('POST', '../api/auth/account/passkeys', { name: name, credential: registrationJsonOf(credential) }, message, 'Passkey added.', form);
+        var body = { name: name, credential: credentialJsonOf(credential) };
+        return change(form, message, 'POST', '../api/auth/account/passkeys', body, 'Passkey added.');
       });
     })
     .catch(function (error) {
@@ -368,31 +311,22 @@ byId('passkey-add').addEventListener('submit', function (event) {
     });
 });
 
-byId('token-add').addEventListener('submit', function (event) {
-  event.preventDefault();
-  var form = event.target;
+onSubmit(byId('token-add'), function (form) {
   var body = { name: form.elements.name.value.trim() };
   if (form.elements.days.value !== '') body.days = Number(form.elements.days.value);
   byId('new-token').hidden = true;
-  change('POST', '../api/auth/account/tokens', body, byId('token-message'), '', form).then(function (answer) {
-    if (answer.ok && answer.body !== null && typeof answer.body === 'object' && typeof answer.body.token === 'string') {
-      byId('token-value').textContent = answer.body.token;
-      byId('new-token').hidden = false;
-    }
+  change(form, byId('token-message'), 'POST', '../api/auth/account/tokens', body, '').then(function (answer) {
+    var made = bodyOf(answer);
+    if (made === null || typeof made.token !== 'string') return;
+    byId('token-value').textContent = made.token;
+    byId('new-token').hidden = false;
   });
 });
 
-byId('logout-everywhere').addEventListener('click', function () {
-  var button = byId('logout-everywhere');
-  if (button.dataset.armed !== '1') {
-    button.dataset.armed = '1';
-    button.textContent = 'Click again: end every session, this one included';
-    return;
-  }
-  button.disabled = true;
+onSecondClick(byId('logout-everywhere'), 'Click again: end every session, this one included', function () {
   callApi('POST', '../api/auth/account/logout-everywhere', {}).then(function (answer) {
-    if (answer.ok || answer.status === 401) return toSignIn();
-    button.disabled = false;
+    if (answer.status === 401 || answer.ok) return toSignIn();
+    byId('logout-everywhere').disabled = false;
     say(byId('sessions-message'), problemOf(answer));
   });
 });
@@ -407,10 +341,6 @@ reload();
 
 /** The account page, built once at start-up; data: images only, for the TOTP QR code. */
 export function buildAccountPage(sha256Base64: Sha256Base64): BuiltPage {
-  return buildPage({ title: 'Your account', body: BODY, script: `${PAGE_HELPERS}${SCRIPT}`, style: STYLE, isWide: true, allowDataImages: true }, sha256Base64);
-}
-
-/** GET and HEAD {base}/gatehouse/account. */
-export function accountPageRoutes(page: BuiltPage): Route[] {
-  return pageRoutes('/gatehouse/account', page);
+  const spec = { title: 'Your account', body: BODY, script: `${PAGE_HELPERS}${SCRIPT}`, style: STYLE, isWide: true };
+  return buildPage({ ...spec, allowDataImages: true }, sha256Base64);
 }

@@ -77,9 +77,9 @@ export function scriptJson(value: unknown): string {
 }
 
 /**
- * Browser code a page's script may start with: JSON calls on relative paths, messages written as
- * text, forms made busy, and the base64url conversions WebAuthn's JSON forms need. Plain ES2017,
- * no globals beyond the page's own function.
+ * Browser code every page's script starts with: JSON calls on relative paths, messages and
+ * elements written as text, forms made busy, and the base64url and WebAuthn JSON conversions the
+ * passkey calls need. Plain ES2017, no globals beyond the page's own function.
  */
 export const PAGE_HELPERS = `
 var byId = function (id) { return document.getElementById(id); };
@@ -89,8 +89,17 @@ var say = function (element, text, kind) {
   element.className = kind ? 'message ' + kind : 'message';
   element.hidden = text === '';
 };
+/** Disables or enables a form's controls; null (a call made from a button) is left alone. */
 var setBusy = function (form, busy) {
+  if (!form) return;
   for (var i = 0; i < form.elements.length; i += 1) form.elements[i].disabled = busy;
+};
+/** Runs handler(form) instead of the browser's own submission of the form. */
+var onSubmit = function (form, handler) {
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    handler(form);
+  });
 };
 /** A JSON call on a relative path; resolves {status, ok, body} (status 0: unreachable), never rejects. */
 var callApi = function (method, path, body) {
@@ -108,6 +117,18 @@ var callApi = function (method, path, body) {
     function () { return { status: 0, ok: false, body: null }; },
   );
 };
+/** callApi with the form (if any) busy until the answer is in. */
+var callBusy = function (form, method, path, body) {
+  setBusy(form, true);
+  return callApi(method, path, body).then(function (answer) {
+    setBusy(form, false);
+    return answer;
+  });
+};
+/** The body of a successful answer when it is a JSON object (or array), else null. */
+var bodyOf = function (answer) {
+  return answer.ok && answer.body !== null && typeof answer.body === 'object' ? answer.body : null;
+};
 /** The sentence to show for a failed call: the server's message, else a generic one. */
 var problemOf = function (answer) {
   if (answer.status === 0) return 'The server could not be reached.';
@@ -118,6 +139,19 @@ var problemOf = function (answer) {
 var codeOf = function (answer) {
   var body = answer.body;
   return body !== null && typeof body === 'object' && typeof body.code === 'string' ? body.code : '';
+};
+/** A new element with an optional class and text (as text, never HTML). */
+var element = function (tag, className, text) {
+  var node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+var button = function (text, className, onClick) {
+  var node = element('button', className, text);
+  node.type = 'button';
+  if (onClick) node.addEventListener('click', onClick);
+  return node;
 };
 var toBase64url = function (buffer) {
   var bytes = new Uint8Array(buffer);
@@ -131,6 +165,47 @@ var fromBase64url = function (text) {
   var bytes = new Uint8Array(binary.length);
   for (var i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
   return bytes.buffer;
+};
+/** WebAuthn L3 options JSON (creation or request) to what navigator.credentials takes: its byte fields as bytes. */
+var publicKeyOf = function (json) {
+  var options = {};
+  Object.keys(json).forEach(function (key) { options[key] = json[key]; });
+  options.challenge = fromBase64url(json.challenge);
+  if (json.user) options.user = { id: fromBase64url(json.user.id), name: json.user.name, displayName: json.user.displayName };
+  ['allowCredentials', 'excludeCredentials'].forEach(function (key) {
+    if (!Array.isArray(json[key])) return;
+    options[key] = json[key].map(function (item) {
+      var descriptor = { type: 'public-key', id: fromBase64url(item.id) };
+      if (Array.isArray(item.transports)) descriptor.transports = item.transports;
+      return descriptor;
+    });
+  });
+  return options;
+};
+/** A PublicKeyCredential as RegistrationResponseJSON (it holds an attestation) or AuthenticationResponseJSON. */
+var credentialJsonOf = function (credential) {
+  var response = credential.response;
+  var json = { clientDataJSON: toBase64url(response.clientDataJSON) };
+  if (response.attestationObject) {
+    json.attestationObject = toBase64url(response.attestationObject);
+    json.transports = typeof response.getTransports === 'function' ? response.getTransports() : [];
+    if (typeof response.getPublicKeyAlgorithm === 'function') json.publicKeyAlgorithm = response.getPublicKeyAlgorithm();
+    if (typeof response.getAuthenticatorData === 'function') json.authenticatorData = toBase64url(response.getAuthenticatorData());
+    var publicKey = typeof response.getPublicKey === 'function' ? response.getPublicKey() : null;
+    if (publicKey !== null) json.publicKey = toBase64url(publicKey);
+  } else {
+    json.authenticatorData = toBase64url(response.authenticatorData);
+    json.signature = toBase64url(response.signature);
+    json.userHandle = response.userHandle ? toBase64url(response.userHandle) : null;
+  }
+  return {
+    id: credential.id,
+    rawId: toBase64url(credential.rawId),
+    type: credential.type,
+    response: json,
+    authenticatorAttachment: credential.authenticatorAttachment || null,
+    clientExtensionResults: {},
+  };
 };
 `;
 

@@ -54,16 +54,10 @@ var mfa = query.get('mfa');
 var needsTwoFactors = mfa !== null && mfa !== '0' && mfa !== 'false';
 var pending = null;
 
-var leave = function () {
-  location.replace(target);
-};
-var showSetup = function () {
-  form.hidden = true;
-  codeForm.hidden = true;
-  byId('passkey-step').hidden = true;
-  byId('mfa-note').hidden = true;
-  byId('setup-note').hidden = true;
-  byId('setup-step').hidden = false;
+var showCodeStep = function (isShown) {
+  form.hidden = isShown;
+  byId('passkey-step').hidden = isShown;
+  codeForm.hidden = !isShown;
 };
 if (needsTwoFactors) byId('mfa-note').hidden = false;
 if (mfa === 'setup') byId('setup-note').hidden = false;
@@ -84,12 +78,13 @@ var signedIn = function (isPasswordOnly, messageElement, busyForm) {
         ? 'This page was opened over http; a cookie marked Secure (--secure-cookie, or https seen by a proxy) is not kept on http. Open it over https.'
         : 'Check the cookie settings (--cookie-domain must match this host) and that this browser accepts cookies from this site.';
       say(messageElement, 'You were signed in, but the browser did not keep the session cookie, so you are still signed out. ' + (cookieNote.hidden ? why : 'See above.'));
-      if (busyForm !== null) setBusy(busyForm, false);
+      setBusy(busyForm, false);
       passkeyButton.disabled = false;
       return;
     }
-    if (needsTwoFactors && isPasswordOnly) showSetup();
-    else leave();
+    if (!needsTwoFactors || !isPasswordOnly) return location.replace(target);
+    ['login', 'code-step', 'passkey-step', 'mfa-note', 'setup-note'].forEach(function (id) { byId(id).hidden = true; });
+    byId('setup-step').hidden = false;
   });
 };
 
@@ -97,36 +92,28 @@ var signedIn = function (isPasswordOnly, messageElement, busyForm) {
 // page is a same-site context, so a live session is found here and the user sent on at once
 // (not when two factors were asked for: that session may be the one the gate just refused).
 callApi('GET', 'api/auth/verify').then(function (answer) {
-  var body = answer.body;
-  if (!answer.ok || body === null || typeof body !== 'object') return;
-  if (typeof body.username === 'string' && !needsTwoFactors) leave();
+  var body = bodyOf(answer);
+  if (body === null) return;
+  if (typeof body.username === 'string' && !needsTwoFactors) location.replace(target);
   else if (body.initialUser === true) say(message, 'No account exists yet.');
 });
 
-form.addEventListener('submit', function (event) {
-  event.preventDefault();
+onSubmit(form, function () {
   say(message, '');
   var credentials = { username: form.elements.username.value, password: form.elements.password.value };
   setBusy(form, true);
   callApi('POST', 'api/auth/authenticate', credentials).then(function (answer) {
     if (answer.ok) return signedIn(true, message, form);
-    if (answer.status === 401 && codeOf(answer) === 'SECOND_FACTOR_REQUIRED') {
-      pending = credentials;
-      form.hidden = true;
-      byId('passkey-step').hidden = true;
-      codeForm.hidden = false;
-      setBusy(form, false);
-      codeForm.elements.code.value = '';
-      codeForm.elements.code.focus();
-      return;
-    }
-    say(message, problemOf(answer));
     setBusy(form, false);
+    if (answer.status !== 401 || codeOf(answer) !== 'SECOND_FACTOR_REQUIRED') return say(message, problemOf(answer));
+    pending = credentials;
+    showCodeStep(true);
+    codeForm.elements.code.value = '';
+    codeForm.elements.code.focus();
   });
 });
 
-codeForm.addEventListener('submit', function (event) {
-  event.preventDefault();
+onSubmit(codeForm, function () {
   if (pending === null) return;
   say(codeMessage, '');
   setBusy(codeForm, true);
@@ -142,46 +129,10 @@ codeForm.addEventListener('submit', function (event) {
 byId('code-back').addEventListener('click', function () {
   pending = null;
   say(codeMessage, '');
-  codeForm.hidden = true;
-  form.hidden = false;
-  byId('passkey-step').hidden = false;
+  showCodeStep(false);
   form.elements.password.value = '';
   form.elements.password.focus();
 });
-
-/** PublicKeyCredentialRequestOptionsJSON (WebAuthn L3) to what navigator.credentials.get takes. */
-var requestOptionsOf = function (json) {
-  var options = {
-    challenge: fromBase64url(json.challenge),
-    userVerification: json.userVerification || 'preferred',
-  };
-  if (typeof json.timeout === 'number') options.timeout = json.timeout;
-  if (typeof json.rpId === 'string') options.rpId = json.rpId;
-  options.allowCredentials = (Array.isArray(json.allowCredentials) ? json.allowCredentials : []).map(function (item) {
-    var descriptor = { type: 'public-key', id: fromBase64url(item.id) };
-    if (Array.isArray(item.transports)) descriptor.transports = item.transports;
-    return descriptor;
-  });
-  return options;
-};
-
-/** A PublicKeyCredential from navigator.credentials.get as AuthenticationResponseJSON. */
-var assertionJsonOf = function (credential) {
-  var response = credential.response;
-  return {
-    id: credential.id,
-    rawId: toBase64url(credential.rawId),
-    type: credential.type,
-    response: {
-      clientDataJSON: toBase64url(response.clientDataJSON),
-      authenticatorData: toBase64url(response.authenticatorData),
-      signature: toBase64url(response.signature),
-      userHandle: response.userHandle ? toBase64url(response.userHandle) : null,
-    },
-    authenticatorAttachment: credential.authenticatorAttachment || null,
-    clientExtensionResults: {},
-  };
-};
 
 if (!window.PublicKeyCredential || !navigator.credentials) {
   passkeyButton.disabled = true;
@@ -196,12 +147,12 @@ passkeyButton.addEventListener('click', function () {
   // for this site may answer (a discoverable credential names its own account).
   callApi('POST', 'api/auth/passkey/options', username !== '' ? { username: username } : {})
     .then(function (answer) {
-      if (!answer.ok || answer.body === null || typeof answer.body !== 'object') throw new Error(problemOf(answer));
-      return navigator.credentials.get({ publicKey: requestOptionsOf(answer.body) });
+      if (bodyOf(answer) === null) throw new Error(problemOf(answer));
+      return navigator.credentials.get({ publicKey: publicKeyOf(answer.body) });
     })
     .then(function (credential) {
       if (credential === null) throw new Error('No passkey was chosen.');
-      return callApi('POST', 'api/auth/passkey', { credential: assertionJsonOf(credential) });
+      return callApi('POST', 'api/auth/passkey', { credential: credentialJsonOf(credential) });
     })
     .then(function (answer) {
       if (answer.ok) return signedIn(false, passkeyMessage, null);

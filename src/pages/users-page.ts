@@ -62,40 +62,30 @@ var parseGroups = function (text) {
   var parts = text.split(',').map(function (part) { return part.trim(); }).filter(function (part) { return part !== ''; });
   for (var i = 0; i < parts.length; i += 1) {
     if (!GROUP.test(parts[i])) {
-      say(problem, '"' + parts[i] + '" is not a group name: use 1 to 64 of a-z, 0-9, _ and -.', '');
+      say(problem, '"' + parts[i] + '" is not a group name: use 1 to 64 of a-z, 0-9, _ and -.');
       return undefined;
     }
   }
   return parts;
 };
-
-var element = function (tag, className, text) {
-  var node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
 var tag = function (text, className) { return element('span', className ? 'tag ' + className : 'tag', text); };
-var button = function (text, className, onClick) {
-  var node = element('button', 'small ' + (className || ''), text);
-  node.type = 'button';
-  node.addEventListener('click', onClick);
-  return node;
+var plural = function (count, noun) { return count + ' ' + noun + (count === 1 ? '' : 's'); };
+/** After a change: the problem, or what was done and the list loaded again. */
+var settle = function (answer, doneText) {
+  if (!answer.ok) return say(problem, problemOf(answer));
+  say(problem, '');
+  say(status, doneText, 'done');
+  load();
 };
 
 var stop = function (answer) {
   byId('content').hidden = true;
   if (answer.status === 401) {
-    problem.textContent = 'Sign in as an administrator to manage users. ';
-    problem.className = 'message note';
-    problem.hidden = false;
-    var link = element('a', '', 'Sign in');
+    say(problem, 'Sign in as an administrator to manage users. ', 'note');
+    var link = problem.appendChild(element('a', '', 'Sign in'));
     link.href = '../login?rd=' + encodeURIComponent(location.href);
-    problem.appendChild(link);
-  } else if (answer.status === 403) {
-    say(problem, 'Only administrators can manage users.', '');
   } else {
-    say(problem, problemOf(answer), '');
+    say(problem, answer.status === 403 ? 'Only administrators can manage users.' : problemOf(answer));
   }
 };
 
@@ -103,93 +93,72 @@ var render = function (details) {
   list.textContent = '';
   byId('count').textContent = '(' + details.length + ')';
   details.forEach(function (user) {
-    var item = element('li', 'user');
-    var head = element('div', 'user-head');
-    head.appendChild(element('span', 'user-name', user.username));
-    item.appendChild(head);
-    var facts = element('div', 'facts');
+    var item = list.appendChild(element('li', 'user'));
+    item.appendChild(element('div', 'user-head')).appendChild(element('span', 'user-name', user.username));
+    var facts = item.appendChild(element('div', 'facts'));
     facts.appendChild(isAdministrator(user.level) ? tag('Administrator', 'admin') : tag('User'));
     (user.groups || []).forEach(function (name) { facts.appendChild(tag(name)); });
     if (user.groups && user.groups.length === 0) facts.appendChild(tag('no groups', 'off'));
-    facts.appendChild(user.totp || user.passkeys > 0
-      ? tag('second factor: ' + [user.totp ? 'TOTP' : '', user.passkeys > 0 ? user.passkeys + ' passkey' + (user.passkeys === 1 ? '' : 's') : ''].filter(Boolean).join(', '))
-      : tag('no second factor', 'off'));
-    facts.appendChild(user.tokens > 0 ? tag(user.tokens + ' machine token' + (user.tokens === 1 ? '' : 's')) : tag('no machine tokens', 'off'));
-    item.appendChild(facts);
-    var actions = element('div', 'actions');
+    var factors = [user.totp ? 'TOTP' : '', user.passkeys > 0 ? plural(user.passkeys, 'passkey') : ''].filter(Boolean);
+    facts.appendChild(factors.length > 0 ? tag('second factor: ' + factors.join(', ')) : tag('no second factor', 'off'));
+    facts.appendChild(user.tokens > 0 ? tag(plural(user.tokens, 'machine token')) : tag('no machine tokens', 'off'));
+    var actions = item.appendChild(element('div', 'actions'));
     var form;
-    actions.appendChild(button('Change level or groups', 'secondary', function () {
-      if (form) { form.hidden = !form.hidden; return; }
-      form = editForm(user);
-      item.appendChild(form);
+    actions.appendChild(button('Change level or groups', 'small secondary', function () {
+      if (form) form.hidden = !form.hidden;
+      else form = item.appendChild(editForm(user));
     }));
     if (user.totp) {
-      actions.appendChild(button('Reset TOTP', 'secondary', function () {
+      actions.appendChild(button('Reset TOTP', 'small secondary', function () {
         if (!window.confirm('Remove the TOTP authenticator of ' + user.username + '? Their sessions end; they sign in with the password alone until they set up a new one.')) return;
         callApi('PATCH', userPath(user.username), { totp: false }).then(function (answer) {
-          if (!answer.ok) { say(problem, problemOf(answer), ''); return; }
-          say(problem, '', '');
-          say(status, 'Reset the TOTP of ' + user.username + '.', 'done');
-          load();
+          settle(answer, 'Reset the TOTP of ' + user.username + '.');
         });
       }));
     }
-    actions.appendChild(button('Remove', 'danger', function () {
+    actions.appendChild(button('Remove', 'small danger', function () {
       if (!window.confirm('Remove ' + user.username + '? Their sessions and machine tokens end.')) return;
       callApi('DELETE', userPath(user.username)).then(function (answer) {
-        if (!answer.ok) { say(problem, problemOf(answer), ''); return; }
-        say(problem, '', '');
-        say(status, 'Removed ' + user.username + '.', 'done');
-        load();
+        settle(answer, 'Removed ' + user.username + '.');
       });
     }));
-    item.appendChild(actions);
-    list.appendChild(item);
   });
 };
 
 var counter = 0;
+var labelFor = function (control, text) {
+  var label = element('label', '', text);
+  label.htmlFor = control.id;
+  return label;
+};
 var editForm = function (user) {
   counter += 1;
   var form = element('form', 'edit');
-  var levelId = 'level-' + counter;
-  var groupsId = 'groups-' + counter;
-  var levelLabel = element('label', '', 'Level');
-  levelLabel.htmlFor = levelId;
   var level = element('select');
-  level.id = levelId;
+  level.id = 'level-' + counter;
   [['USER', 'User'], ['ADMINISTRATOR', 'Administrator']].forEach(function (pair) {
-    var option = element('option', '', pair[1]);
+    var option = level.appendChild(element('option', '', pair[1]));
     option.value = pair[0];
     option.selected = (pair[0] === 'ADMINISTRATOR') === isAdministrator(user.level);
-    level.appendChild(option);
   });
-  var groupsLabel = element('label', '', 'Groups (comma-separated)');
-  groupsLabel.htmlFor = groupsId;
   var groups = element('input');
-  groups.id = groupsId;
+  groups.id = 'groups-' + counter;
   groups.value = (user.groups || []).join(', ');
   groups.autocapitalize = 'none';
   groups.spellcheck = false;
-  var save = element('button', '', 'Save');
-  save.type = 'submit';
   var row = element('div', 'actions');
-  row.appendChild(save);
-  [levelLabel, level, groupsLabel, groups, row].forEach(function (node) { form.appendChild(node); });
-  form.addEventListener('submit', function (event) {
-    event.preventDefault();
+  row.appendChild(element('button', '', 'Save')).type = 'submit';
+  [labelFor(level, 'Level'), level, labelFor(groups, 'Groups (comma-separated)'), groups, row].forEach(function (node) {
+    form.appendChild(node);
+  });
+  onSubmit(form, function () {
     var parsed = parseGroups(groups.value);
     if (parsed === undefined) return;
     var patch = { groups: parsed };
     // Only a real change of level is sent: it is a credential change (the account's sessions end).
     if ((level.value === 'ADMINISTRATOR') !== isAdministrator(user.level)) patch.level = level.value;
-    setBusy(form, true);
-    callApi('PATCH', userPath(user.username), patch).then(function (answer) {
-      setBusy(form, false);
-      if (!answer.ok) { say(problem, problemOf(answer), ''); return; }
-      say(problem, '', '');
-      say(status, 'Saved ' + user.username + '.', 'done');
-      load();
+    callBusy(form, 'PATCH', userPath(user.username), patch).then(function (answer) {
+      settle(answer, 'Saved ' + user.username + '.');
     });
   });
   return form;
@@ -198,7 +167,7 @@ var editForm = function (user) {
 /** The list, then each account's details, a few requests at a time. */
 var load = function () {
   return callApi('GET', api('users')).then(function (answer) {
-    if (!answer.ok || !Array.isArray(answer.body)) { stop(answer); return; }
+    if (!answer.ok || !Array.isArray(answer.body)) return stop(answer);
     byId('content').hidden = false;
     var names = answer.body.map(function (entry) { return entry.username; });
     var details = new Array(names.length);
@@ -218,29 +187,20 @@ var load = function () {
     var workers = [];
     for (var i = 0; i < 6; i += 1) workers.push(worker());
     return Promise.all(workers).then(function () {
-      if (failed) { stop(failed); return; }
-      render(details.filter(Boolean));
+      if (failed) stop(failed);
+      else render(details.filter(Boolean));
     });
   });
 };
 
-byId('add').addEventListener('submit', function (event) {
-  event.preventDefault();
-  var form = event.target;
+onSubmit(byId('add'), function (form) {
   var parsed = parseGroups(byId('add-groups').value);
   if (parsed === undefined) return;
   var body = { username: byId('add-username').value, password: byId('add-password').value, level: byId('add-level').value, groups: parsed };
-  setBusy(form, true);
-  callApi('POST', api('users'), body).then(function (answer) {
-    setBusy(form, false);
-    if (!answer.ok) {
-      say(problem, codeOf(answer) === 'USERNAME_TAKEN' ? 'That username is already taken.' : problemOf(answer), '');
-      return;
-    }
-    form.reset();
-    say(problem, '', '');
-    say(status, 'Added ' + answer.body.username + '.', 'done');
-    load();
+  callBusy(form, 'POST', api('users'), body).then(function (answer) {
+    if (codeOf(answer) === 'USERNAME_TAKEN') return say(problem, 'That username is already taken.');
+    if (answer.ok) form.reset();
+    settle(answer, answer.ok ? 'Added ' + answer.body.username + '.' : '');
   });
 });
 
