@@ -34,34 +34,29 @@ function version(): string {
   return typeof manifest === 'object' && manifest !== null && 'version' in manifest ? String(manifest.version) : 'unknown';
 }
 
+const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIo) => Promise<number>>> = {
+  serve: serveCommand,
+  users: usersCommand,
+  secret: secretCommand,
+  tokens: tokensCommand,
+  'flood-token': floodTokenCommand,
+  doctor: doctorCommand,
+};
+
 async function main(io: CliIo): Promise<number> {
   const [command, ...rest] = io.argv;
-  switch (command) {
-    case 'serve':
-      return serveCommand(rest, io);
-    case 'users':
-      return usersCommand(rest, io);
-    case 'secret':
-      return secretCommand(rest, io);
-    case 'tokens':
-      return tokensCommand(rest, io);
-    case 'flood-token':
-      return floodTokenCommand(rest, io);
-    case 'doctor':
-      return doctorCommand(rest, io);
-    case '--version':
-    case '-v':
-      io.stdout.write(`${version()}\n`);
-      return 0;
-    case '--help':
-    case '-h':
-    case 'help':
-      io.stdout.write(HELP);
-      return 0;
-    default:
-      io.stderr.write(HELP);
-      throw new UsageError(command === undefined ? 'a command is needed' : `unknown command ${JSON.stringify(command)}`);
+  const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (run !== undefined) return run(rest, io);
+  if (command === '--version' || command === '-v') {
+    io.stdout.write(`${version()}\n`);
+    return 0;
   }
+  if (command === '--help' || command === '-h' || command === 'help') {
+    io.stdout.write(HELP);
+    return 0;
+  }
+  io.stderr.write(HELP);
+  throw new UsageError(command === undefined ? 'a command is needed' : `unknown command ${JSON.stringify(command)}`);
 }
 
 // A reader of our output that goes away (`serve | head -1`, a log shipper restarting) makes writes

@@ -14,10 +14,12 @@ export interface CliIo {
   readonly stderr: NodeJS.WritableStream;
 }
 
-type ParsedValues = Record<string, string | boolean | undefined>;
+export type ParsedValues = Record<string, string | boolean | undefined>;
+export type FlagTypes = Record<string, 'string' | 'boolean'>;
+export type ParsedFlags = { values: ParsedValues; positionals: string[] };
 
 /** Parses `args` strictly: unknown flags and stray arguments are usage errors. */
-export function parseFlags(args: readonly string[], settings: readonly SettingSpec[], extra: Record<string, 'string' | 'boolean'>, positionals: number): { values: ParsedValues; positionals: string[] } {
+export function parseFlags(args: readonly string[], settings: readonly SettingSpec[], extra: FlagTypes, positionals: number): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   for (const spec of settings) if (spec.flag !== '') options[spec.flag] = { type: spec.kind === 'boolean' ? 'boolean' : 'string' };
   for (const [name, type] of Object.entries(extra)) options[name] = { type };
@@ -90,19 +92,15 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   });
   // A stop during start-up (the lock wait can take 10 s, Docker kills 10 s after SIGTERM) aborts it.
   const startUp = new AbortController();
-  const onTerm = (): void => {
-    requestStop('SIGTERM');
-    startUp.abort();
-  };
-  const onInt = (): void => {
-    requestStop('SIGINT');
+  const onSignal = (signal: NodeJS.Signals): void => {
+    requestStop(signal);
     startUp.abort();
   };
   // Lines still batched when the process dies (an uncaught exception) go out on the way: writes
   // to a file or pipe are synchronous there.
   const flushOnExit = (): void => logger.flush();
-  process.on('SIGTERM', onTerm);
-  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   process.on('exit', flushOnExit);
   try {
     let running: RunningServer;
@@ -123,8 +121,8 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     const isClean = await running.close();
     return isClean && !('lost' in reason) ? EXIT_OK : EXIT_FAILURE;
   } finally {
-    process.off('SIGTERM', onTerm);
-    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
     process.off('exit', flushOnExit);
   }
 }

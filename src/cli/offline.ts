@@ -1,20 +1,20 @@
 import { hashPassword } from '../auth/password.js';
 import { newSessionKey } from '../auth/session-key.js';
 import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
-import { SETTINGS } from '../config.js';
+import { SETTINGS, type Config, type SettingSpec } from '../config.js';
 import { ValidationFailed } from '../errors.js';
 import { addUser, changeUser, removeUser } from '../store/account-rules.js';
 import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
 import { guardWrites, openDataDir } from '../store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from '../store/file-system.js';
 import { DataDirLockLost } from '../store/lock.js';
-import { openUserStore } from '../store/users.js';
+import { openUserStore, type StoredUser, type UserStore } from '../store/users.js';
 import { checkNewUsername, checkUsername, passwordChecker } from '../validate/auth.js';
 import type { Checker } from '../validate/check.js';
 import { checkClientSettings, type ClientSettings } from '../validate/client-settings.js';
 import { checkGroups } from '../validate/groups.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
-import { configFrom, parseFlags, settingsHelp, type CliIo } from './commands.js';
+import { configFrom, parseFlags, settingsHelp, type CliIo, type FlagTypes, type ParsedFlags } from './commands.js';
 import { readClientInput } from './read-client-settings.js';
 import { readNewPassword } from './read-password.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
@@ -23,9 +23,11 @@ import { EXIT_OK, UsageError } from './usage-error.js';
 // refuses while a service runs there. It goes through the same validators and store rules.
 export const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
 
-/** The environment as the offline commands see it: the service's own settings (even invalid ones) are not theirs to check. */
-export function offlineEnv(env: CliIo['env']): CliIo['env'] {
-  return Object.fromEntries(OFFLINE_SETTINGS.map((spec) => [spec.env, env[spec.env]]));
+export const DATA_DIR_SETTINGS = OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir');
+
+/** Flags, else the environment: the service's settings (even invalid ones) are not the offline commands' to check. */
+export function offlineConfig({ values }: ParsedFlags, env: CliIo['env']): Config {
+  return configFrom(values, Object.fromEntries(OFFLINE_SETTINGS.map((spec) => [spec.env, env[spec.env]])));
 }
 
 export const USERS_HELP = `Usage: gatehouse users COMMAND [options]
@@ -65,7 +67,7 @@ Replaces the signing secret in the data directory. Every session ends: users log
 Authenticator apps keep working: TOTP seeds are sealed with seal.key, which this leaves alone.
 
 Options:
-${settingsHelp(OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'))}
+${settingsHelp(DATA_DIR_SETTINGS)}
   --help                         show this help
 `;
 
@@ -76,8 +78,38 @@ export function valid<T>(check: Checker<T>, input: unknown, what: string): T {
 }
 
 function parseLevel(text: string | undefined): AccessLevel {
-  const asNumber = Number(text);
-  return valid(checkAccessLevel, text === '10' || text === '5' ? asNumber : text, 'level');
+  return valid(checkAccessLevel, text === '10' || text === '5' ? Number(text) : text, 'level');
+}
+
+/** A command whose subcommands work on the data directory: each one's number of arguments and own flags. */
+interface OfflineGroup {
+  readonly name: string;
+  readonly help: string;
+  readonly settings: readonly SettingSpec[];
+  readonly commands: Readonly<Record<string, { readonly arity: number; readonly flags?: FlagTypes }>>;
+}
+
+type OfflineCall = ParsedFlags & { readonly command: string };
+
+/** Parses `NAME COMMAND [options]` against `group`; undefined when the help was asked for (and printed). */
+export function parseOffline(args: readonly string[], io: CliIo, group: OfflineGroup): OfflineCall | undefined {
+  const [command, ...rest] = args;
+  const { name } = group;
+  if (command === '--help' || command === 'help') {
+    io.stdout.write(group.help);
+    return undefined;
+  }
+  const shape = command !== undefined && Object.hasOwn(group.commands, command) ? group.commands[command] : undefined;
+  if (command === undefined || shape === undefined) {
+    if (command === undefined || name !== 'users') io.stderr.write(group.help);
+    if (command !== undefined) throw new UsageError(`unknown ${name} command ${JSON.stringify(command)}`);
+    const names = Object.keys(group.commands).join(', ').replace(/, ([^,]*)$/, ' or $1');
+    throw new UsageError(`${name} needs a command: ${names}`);
+  }
+  const parsed = parseFlags(rest, group.settings, shape.flags ?? {}, shape.arity);
+  if (parsed.values['help'] !== true) return { ...parsed, command };
+  io.stdout.write(group.help);
+  return undefined;
 }
 
 /**
@@ -103,44 +135,41 @@ export async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<
   }
 }
 
+/** The user named `name`; throws when there is none. */
+export function existingUser(store: UserStore, name: string): StoredUser {
+  const user = store.find(name);
+  if (user === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(name))}`);
+  return user;
+}
+
 export async function usersCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = args;
-  if (command === undefined) {
-    io.stderr.write(USERS_HELP);
-    throw new UsageError('users needs a command: list, add, passwd, set-level, groups or remove');
-  }
-  if (command === '--help' || command === 'help') {
-    io.stdout.write(USERS_HELP);
-    return EXIT_OK;
-  }
-  const shapes: Record<string, { positionals: number; extra: Record<string, 'string' | 'boolean'> }> = {
-    list: { positionals: 0, extra: {} },
-    add: { positionals: 1, extra: { level: 'string', client: 'string', 'client-file': 'string', 'client-stdin': 'boolean', 'password-stdin': 'boolean' } },
-    passwd: { positionals: 1, extra: { 'password-stdin': 'boolean' } },
-    'set-level': { positionals: 2, extra: {} },
-    groups: { positionals: 2, extra: {} },
-    remove: { positionals: 1, extra: {} },
-  };
-  const shape = shapes[command];
-  if (shape === undefined) throw new UsageError(`unknown users command ${JSON.stringify(command)}`);
-  const { values, positionals } = parseFlags(rest, OFFLINE_SETTINGS, shape.extra, shape.positionals);
-  if (values['help'] === true) {
-    io.stdout.write(USERS_HELP);
-    return EXIT_OK;
-  }
-  const config = configFrom(values, offlineEnv(io.env));
+  const call = parseOffline(args, io, {
+    name: 'users',
+    help: USERS_HELP,
+    settings: OFFLINE_SETTINGS,
+    commands: {
+      list: { arity: 0 },
+      add: { arity: 1, flags: { level: 'string', client: 'string', 'client-file': 'string', 'client-stdin': 'boolean', 'password-stdin': 'boolean' } },
+      passwd: { arity: 1, flags: { 'password-stdin': 'boolean' } },
+      'set-level': { arity: 2 },
+      groups: { arity: 2 },
+      remove: { arity: 1 },
+    },
+  });
+  if (call === undefined) return EXIT_OK;
+  const { command, values, positionals } = call;
+  const config = offlineConfig(call, io.env);
   // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
   const name = positionals[0] === undefined ? '' : valid(command === 'add' ? checkNewUsername : checkUsername, positionals[0], 'NAME');
   const shown = escapeUnsafeCharacters(name);
   const nowSeconds = Math.floor(Date.now() / 1000);
-  const newPasswordHash = async (): Promise<string> => {
-    const password = valid(passwordChecker(config.minPasswordLength), await readNewPassword({ stdin: io.stdin, stderr: io.stderr }, values['password-stdin'] === true), 'password');
-    return hashPassword(password, config.scryptCost);
-  };
+  const hashOf = async (password: string): Promise<string> =>
+    hashPassword(valid(passwordChecker(config.minPasswordLength), password, 'password'), config.scryptCost);
+  const newPassword = (): Promise<string> => readNewPassword(io, values['password-stdin'] === true);
 
   return withDataDir(config.dataDir, `users ${command}`, io, async (fileSystem) => {
     const store = await openUserStore(config.dataDir, fileSystem);
-    if (command !== 'list' && command !== 'add' && store.find(name) === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(name))}`);
+    if (command !== 'list' && command !== 'add') existingUser(store, name);
     switch (command) {
       case 'list':
         // Names are shown with bidi controls, C1 controls and line separators as \uXXXX, so none can disguise itself.
@@ -165,7 +194,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
           }
           client = valid(checkClientSettings, clientJson, 'client');
         }
-        const passwordHash = input?.password === undefined ? await newPasswordHash() : await hashPassword(valid(passwordChecker(config.minPasswordLength), input.password, 'password'), config.scryptCost);
+        const passwordHash = await hashOf(input?.password ?? (await newPassword()));
         await store.change((view) =>
           addUser(view, { username: name, level, passwordHash, ...(client === undefined ? {} : { client }), credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }),
         );
@@ -173,7 +202,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         return EXIT_OK;
       }
       case 'passwd': {
-        const passwordHash = await newPasswordHash();
+        const passwordHash = await hashOf(await newPassword());
         await store.change((view) => changeUser(view, name, { passwordHash }, nowSeconds));
         io.stdout.write(`changed the password of ${shown}; their sessions have ended\n`);
         return EXIT_OK;
@@ -200,26 +229,15 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
 }
 
 export async function secretCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = args;
-  if (command !== 'rotate') {
-    if (command === '--help' || command === 'help') {
-      io.stdout.write(SECRET_HELP);
-      return EXIT_OK;
-    }
-    io.stderr.write(SECRET_HELP);
-    throw new UsageError(command === undefined ? 'secret needs a command: rotate' : `unknown secret command ${JSON.stringify(command)}`);
-  }
-  const { values } = parseFlags(rest, OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir'), {}, 0);
-  if (values['help'] === true) {
-    io.stdout.write(SECRET_HELP);
-    return EXIT_OK;
-  }
+  const commands = { rotate: { arity: 0 } };
+  const call = parseOffline(args, io, { name: 'secret', help: SECRET_HELP, settings: DATA_DIR_SETTINGS, commands });
+  if (call === undefined) return EXIT_OK;
   for (const name of ['GATEHOUSE_SECRET', 'GATEHOUSE_SECRET_FILE']) {
     if (io.env[name] !== undefined && io.env[name] !== '') {
       throw new Error(`${name} is set, so the secret file in the data directory is not used: change ${name === 'GATEHOUSE_SECRET' ? 'GATEHOUSE_SECRET' : 'the file it names'} instead and restart the service.`);
     }
   }
-  const config = configFrom(values, offlineEnv(io.env));
+  const config = offlineConfig(call, io.env);
   await withDataDir(config.dataDir, 'secret rotate', io, (fileSystem) => writeNewSecret(fileSystem, config.dataDir));
   io.stdout.write(`replaced the signing secret in ${config.dataDir}/${SECRET_FILE}: every session has ended, users must log in again\n`);
   return EXIT_OK;

@@ -5,11 +5,9 @@ import { openUserStore } from '../store/users.js';
 import { checkUsername } from '../validate/auth.js';
 import { integerIn } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody, MAX_TOKEN_DAYS } from '../validate/machine-token.js';
-import { configFrom, parseFlags, settingsHelp, type CliIo } from './commands.js';
-import { OFFLINE_SETTINGS, offlineEnv, valid, withDataDir } from './offline.js';
-import { EXIT_OK, UsageError } from './usage-error.js';
-
-const DATA_DIR_SETTINGS = OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir');
+import { settingsHelp, type CliIo } from './commands.js';
+import { DATA_DIR_SETTINGS, existingUser, offlineConfig, parseOffline, valid, withDataDir } from './offline.js';
+import { EXIT_OK } from './usage-error.js';
 
 export const TOKENS_HELP = `Usage: gatehouse tokens COMMAND [options]
 
@@ -32,27 +30,15 @@ ${settingsHelp(DATA_DIR_SETTINGS)}
 const isoOf = (seconds: number | undefined): string => (seconds === undefined ? '-' : new Date(seconds * 1000).toISOString());
 
 export async function tokensCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = args;
-  if (command === '--help' || command === 'help') {
-    io.stdout.write(TOKENS_HELP);
-    return EXIT_OK;
-  }
-  const shapes: Record<string, { positionals: number; extra: Record<string, 'string' | 'boolean'> }> = {
-    add: { positionals: 2, extra: { days: 'string' } },
-    list: { positionals: 1, extra: {} },
-    revoke: { positionals: 2, extra: {} },
-  };
-  const shape = command === undefined ? undefined : shapes[command];
-  if (command === undefined || shape === undefined) {
-    io.stderr.write(TOKENS_HELP);
-    throw new UsageError(command === undefined ? 'tokens needs a command: add, list or revoke' : `unknown tokens command ${JSON.stringify(command)}`);
-  }
-  const { values, positionals } = parseFlags(rest, DATA_DIR_SETTINGS, shape.extra, shape.positionals);
-  if (values['help'] === true) {
-    io.stdout.write(TOKENS_HELP);
-    return EXIT_OK;
-  }
-  const config = configFrom(values, offlineEnv(io.env));
+  const call = parseOffline(args, io, {
+    name: 'tokens',
+    help: TOKENS_HELP,
+    settings: DATA_DIR_SETTINGS,
+    commands: { add: { arity: 2, flags: { days: 'string' } }, list: { arity: 1 }, revoke: { arity: 2 } },
+  });
+  if (call === undefined) return EXIT_OK;
+  const { command, values, positionals } = call;
+  const config = offlineConfig(call, io.env);
   const username = valid(checkUsername, positionals[0], 'USER');
   const shown = escapeUnsafeCharacters(username);
   const nowSeconds = Math.floor(Date.now() / 1000);
@@ -67,26 +53,23 @@ export async function tokensCommand(args: readonly string[], io: CliIo): Promise
     revokeId = valid(checkMachineTokenId, positionals[1], 'ID');
   }
 
-  return withDataDir(config.dataDir, `tokens ${command}`, io, async (fileSystem) => {
+  await withDataDir(config.dataDir, `tokens ${command}`, io, async (fileSystem) => {
     const store = await openUserStore(config.dataDir, fileSystem);
-    const user = store.find(username);
-    if (user === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(username))}`);
+    const user = existingUser(store, username);
     if (newToken !== undefined) {
       const { token, digest, id } = newMachineToken();
       const expiresAt = newToken.days === undefined ? undefined : nowSeconds + newToken.days * 86_400;
       await store.change((view) => addMachineToken(view, username, { id, name: newToken.name, digest, createdAt: nowSeconds, ...(expiresAt === undefined ? {} : { expiresAt }) }));
       io.stderr.write(`made token ${id} for ${shown}${expiresAt === undefined ? '' : `, expiring ${isoOf(expiresAt)}`}; it is shown only now:\n`);
       io.stdout.write(`${token}\n`);
-      return EXIT_OK;
-    }
-    if (command === 'list') {
+    } else if (command === 'list') {
       for (const token of user.tokens ?? []) {
         io.stdout.write(`${token.id}\t${escapeUnsafeCharacters(token.name)}\t${isoOf(token.createdAt)}\t${isoOf(token.expiresAt)}\t${isoOf(token.lastUsedAt)}\n`);
       }
-      return EXIT_OK;
+    } else {
+      await store.change((view) => removeMachineToken(view, username, revokeId));
+      io.stdout.write(`revoked token ${revokeId} of ${shown}\n`);
     }
-    await store.change((view) => removeMachineToken(view, username, revokeId));
-    io.stdout.write(`revoked token ${revokeId} of ${shown}\n`);
-    return EXIT_OK;
   });
+  return EXIT_OK;
 }

@@ -172,7 +172,7 @@ describe('documentation of the command line', () => {
 
   it('every gatehouse command shown in a code block names a real command and only its flags', () => {
     const cliSource = read('src/cli.ts');
-    const commands = new Set([...cliSource.matchAll(/case '([a-z-]+)':/g)].map((match) => match[1] ?? ''));
+    const commands = new Set([...cliSource.matchAll(/^ {2}'?([a-z-]+)'?: \w+Command,$/gm)].map((match) => match[1] ?? ''));
     const helpOf: Record<string, string> = { serve: SERVE_HELP, users: USERS_HELP, secret: SECRET_HELP, 'flood-token': FLOOD_TOKEN_HELP, doctor: DOCTOR_HELP, tokens: TOKENS_HELP };
     const usersCommands = new Set([...USERS_HELP.matchAll(/^ {2}([a-z-]+)\b/gm)].map((match) => match[1] ?? ''));
     const problems: string[] = [];
