@@ -7,19 +7,19 @@ import { newSessionKey } from '../auth/session-key.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
 import type { TotpAccounts } from '../auth/totp-account.js';
 import type { Config } from '../config.js';
-import { AuthRequired, MachineTokenNotFound, TooManyAttempts, TotpAlreadyEnabled, ValidationFailed, WrongPassword } from '../errors.js';
+import { AuthRequired, MachineTokenNotFound, TooManyAttempts, TotpAlreadyEnabled, WrongPassword } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { changeUser } from '../store/account-rules.js';
 import { addMachineToken, removeMachineToken } from '../store/machine-token-rules.js';
-import type { StoredUser, UserStore } from '../store/users.js';
+import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf, type Checker } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
-import type { Route } from './context.js';
-import { passkeysOf } from './passkeys.js';
+import { hashKeyOf } from './auth.js';
+import { readCheckedBody, type RequestContext, type Route } from './context.js';
 import type { SessionCookies } from './session-cookie.js';
 import { renderQrSvg } from '../qr/svg.js';
 
@@ -37,49 +37,9 @@ export interface AccountRouteDeps {
   readonly now: () => number;
 }
 
-/** How the caller's own account lists its tokens (GET /api/auth/account): times in milliseconds since the epoch, null when none. */
-export interface MachineTokenListEntry {
-  readonly id: string;
-  readonly name: string;
-  readonly createdAt: number;
-  readonly expiresAt: number | null;
-  readonly lastUsedAt: number | null;
-}
-
-export function machineTokensOf(user: StoredUser): MachineTokenListEntry[] {
-  return (user.tokens ?? []).map((token) => ({
-    id: token.id,
-    name: token.name,
-    createdAt: token.createdAt * 1000,
-    expiresAt: token.expiresAt === undefined ? null : token.expiresAt * 1000,
-    lastUsedAt: token.lastUsedAt === undefined ? null : token.lastUsedAt * 1000,
-  }));
-}
-
-function checked<T>(check: Checker<T>, input: unknown): T {
-  const result = check(input, '');
-  if (!result.ok) throw new ValidationFailed(result.problems);
-  return result.value;
-}
-
+const NO_STORE = { 'cache-control': 'no-store' } as const;
 const checkPasswordBody = objectOf({ password: passwordChecker(1) });
 const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
-
-
-/** `user` with a new session key: every token issued before stops working (SECURITY.md "Two-step sign-in"). */
-function withNewSessions(user: StoredUser, nowSeconds: number): StoredUser {
-  return { ...user, sessionKey: newSessionKey(), credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt) };
-}
-
-function amrWith(amr: Amr | undefined, value: AmrValue): Amr {
-  const base = amr ?? PASSWORD_ONLY;
-  return base.includes(value) ? base : Object.freeze([...base, value]);
-}
-
-function amrWithout(amr: Amr | undefined, value: AmrValue): Amr {
-  const rest = (amr ?? PASSWORD_ONLY).filter((item) => item !== value);
-  return rest.length === 0 ? PASSWORD_ONLY : Object.freeze(rest);
-}
 
 /**
  * The caller's own account (INTERFACE.md "The caller's own account"): any valid session of the
@@ -90,186 +50,169 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
   const { config, store, session, hasher, throttle, logger, cookies } = deps;
   const newPasswordBody = objectOf({ password: passwordChecker(1), newPassword: passwordChecker(config.minPasswordLength) });
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const stillSignedIn = (view: UserView, caller: Caller): StoredUser =>
+    accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
+  const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
 
   /**
-   * Checks the caller's current password, under the login throttle (a stolen session must not
-   * become a way to guess the password): 429 when throttled, 403 WrongPassword when wrong.
+   * The owner and the body, once its `password` is the account's: checked under the login throttle
+   * (a stolen session must not become a way to guess it), 429 when throttled, 403 WrongPassword when wrong.
    */
-  const confirmPassword = async (caller: Caller, password: string, address: string, isAbandoned: () => boolean): Promise<void> => {
-    const username = caller.user.username;
-    const client = throttleKeyOf(address);
+  const withPassword = async <T extends { readonly password: string }>(ctx: RequestContext, check: Checker<T>) => {
+    const caller = owner(ctx);
+    const body = await readCheckedBody(ctx, check, config.maxBodyBytes);
+    const { username } = caller.user;
+    const client = throttleKeyOf(ctx.address);
     const wait = throttle.beginAttempt(username, client, deps.now());
     if (wait > 0) throw new TooManyAttempts(wait);
+    const hashKey = hashKeyOf(ctx.address, caller);
     let matches: boolean;
     try {
-      matches = await hasher.verify(password, caller.user.passwordHash, { client: `,account:${username}`, network: `,account:${username}`, isUncapped: true }, isAbandoned);
+      matches = await hasher.verify(body.password, caller.user.passwordHash, hashKey, () => ctx.req.socket.destroyed);
     } catch (error) {
       throttle.cancelAttempt(username, client);
       throw error;
     }
     if (!matches) {
-      logger.warn('wrong current password on the account page', { event: 'login_failed', address, username });
+      logger.warn('wrong current password on the account page', { event: 'login_failed', address: ctx.address, username });
       throw new WrongPassword();
     }
     // Uncount this attempt only: earlier failures (guessed codes among them) stay counted.
     throttle.cancelAttempt(username, client);
+    return { caller, body };
   };
 
   return [
-    {
-      method: 'GET',
-      path: '/api/auth/account',
-      body: 'none',
-      handler(ctx) {
-        const { user } = session.authenticateAnyFactor(ctx.credentials);
-        sendJson(ctx.res, 200, {
-          username: user.username,
-          level: user.level,
-          groups: user.groups ?? [],
-          totp: user.totp !== undefined,
-          passkeys: passkeysOf(user),
-          tokens: machineTokensOf(user),
-        });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/account/password',
-      body: 'json',
-      async handler(ctx) {
-        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-        const body = checked(newPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
-        const passwordHash = await hasher.hash(body.newPassword, { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true });
-        const updated = await store.change((view) => {
-          const user = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          // A password change is a credential change: changeUser gives the account a new session key.
-          changeUser(view, user.username, { passwordHash }, nowSeconds());
-          return view.get(user.username);
-        });
-        if (updated === undefined) throw new AuthRequired();
-        deps.totp.forget(updated.username);
-        logger.info('password changed by its owner', { event: 'password_changed', address: ctx.address, username: updated.username });
-        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, caller.claims.amr ?? PASSWORD_ONLY) });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/account/totp',
-      body: 'json',
-      async handler(ctx) {
-        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-        const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
-        const user = accountStillSignedIn((name) => store.find(name), caller, deps.revocations);
-        if (user.totp !== undefined) throw new TotpAlreadyEnabled();
-        const { secret, uri } = deps.totp.begin(user, deps.now());
-        // no-store: the answer holds the seed.
-        sendJson(ctx.res, 200, { secret, uri, qr: renderQrSvg(uri) }, { 'cache-control': 'no-store' });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/account/totp/confirm',
-      body: 'json',
-      async handler(ctx) {
-        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-        const body = checked(checkCodeBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const user = accountStillSignedIn((name) => store.find(name), caller, deps.revocations);
-        if (user.totp !== undefined) throw new TotpAlreadyEnabled();
-        const confirmed = deps.totp.confirm(user, body.code, deps.now());
-        const updated = await store.change((view) => {
-          const latest = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          if (latest.totp !== undefined) throw new TotpAlreadyEnabled();
-          const next = withNewSessions({ ...latest, totp: confirmed.totp }, nowSeconds());
-          view.set(next);
-          return next;
-        });
-        deps.totp.forget(updated.username);
-        logger.info('TOTP set up', { event: 'totp_enabled', address: ctx.address, username: updated.username });
-        // This session proved the new authenticator: it goes on, now with two factors.
-        sendJson(ctx.res, 200, { recoveryCodes: confirmed.recoveryCodes }, { 'set-cookie': cookies.issue(ctx, updated, amrWith(caller.claims.amr, 'otp')), 'cache-control': 'no-store' });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/account/totp/disable',
-      body: 'json',
-      async handler(ctx) {
-        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-        const body = checked(checkPasswordBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        await confirmPassword(caller, body.password, ctx.address, () => ctx.req.socket.destroyed);
-        const updated = await store.change((view) => {
-          const latest = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          if (latest.totp === undefined) return undefined;
-          const { totp: _removed, ...rest } = latest;
-          const next = withNewSessions(rest, nowSeconds());
-          view.set(next);
-          return next;
-        });
-        deps.totp.forget(caller.user.username);
-        if (updated === undefined) {
-          sendJson(ctx.res, 200, {});
-          return;
-        }
-        logger.info('TOTP removed by its owner', { event: 'totp_disabled', address: ctx.address, username: updated.username });
-        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, amrWithout(caller.claims.amr, 'otp')) });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/account/logout-everywhere',
-      body: 'json',
-      async handler(ctx) {
-        const caller = session.authenticateAnyFactor(ctx.credentials);
-        await readJsonBody(ctx.req, config.maxBodyBytes);
-        await store.change((view) => {
-          const latest = accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          view.set(withNewSessions(latest, nowSeconds()));
-        });
-        deps.totp.forget(caller.user.username);
-        logger.info('every session ended by the account owner', { event: 'logout_everywhere', address: ctx.address, username: caller.user.username });
-        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
-      },
-    },
+    { method: 'GET', path: '/api/auth/account', body: 'none', handler(ctx) {
+      const { user } = session.authenticateAnyFactor(ctx.credentials);
+      sendJson(ctx.res, 200, {
+        username: user.username,
+        level: user.level,
+        groups: user.groups ?? [],
+        totp: user.totp !== undefined,
+        // Times in milliseconds since the epoch, null when none; never a key, token or digest.
+        passkeys: (user.passkeys ?? []).map(({ id, name, createdAt, lastUsedAt }) => {
+          return { id, name, createdAt: createdAt * 1000, lastUsedAt: ms(lastUsedAt) };
+        }),
+        tokens: (user.tokens ?? []).map(({ id, name, createdAt, expiresAt, lastUsedAt }) => {
+          return { id, name, createdAt: createdAt * 1000, expiresAt: ms(expiresAt), lastUsedAt: ms(lastUsedAt) };
+        }),
+      });
+    } },
+    { method: 'POST', path: '/api/auth/account/password', body: 'json', async handler(ctx) {
+      const { caller, body } = await withPassword(ctx, newPasswordBody);
+      const passwordHash = await hasher.hash(body.newPassword, hashKeyOf(ctx.address, caller));
+      const updated = await store.change((view) => {
+        const user = stillSignedIn(view, caller);
+        // A password change is a credential change: changeUser gives the account a new session key.
+        changeUser(view, user.username, { passwordHash }, nowSeconds());
+        return view.get(user.username);
+      });
+      if (updated === undefined) throw new AuthRequired();
+      deps.totp.forget(updated.username);
+      logger.info('password changed by its owner', { event: 'password_changed', address: ctx.address, username: updated.username });
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, caller.claims.amr) });
+    } },
+    { method: 'POST', path: '/api/auth/account/totp', body: 'json', async handler(ctx) {
+      const { caller } = await withPassword(ctx, checkPasswordBody);
+      const user = accountStillSignedIn((name) => store.find(name), caller, deps.revocations);
+      if (user.totp !== undefined) throw new TotpAlreadyEnabled();
+      const { secret, uri } = deps.totp.begin(user, deps.now());
+      // no-store: the answer holds the seed.
+      sendJson(ctx.res, 200, { secret, uri, qr: renderQrSvg(uri) }, NO_STORE);
+    } },
+    { method: 'POST', path: '/api/auth/account/totp/confirm', body: 'json', async handler(ctx) {
+      const caller = owner(ctx);
+      const body = await readCheckedBody(ctx, checkCodeBody, config.maxBodyBytes);
+      const user = accountStillSignedIn((name) => store.find(name), caller, deps.revocations);
+      if (user.totp !== undefined) throw new TotpAlreadyEnabled();
+      const confirmed = deps.totp.confirm(user, body.code, deps.now());
+      const updated = await store.change((view) => {
+        const latest = stillSignedIn(view, caller);
+        if (latest.totp !== undefined) throw new TotpAlreadyEnabled();
+        const next = withNewSessions({ ...latest, totp: confirmed.totp }, nowSeconds());
+        view.set(next);
+        return next;
+      });
+      deps.totp.forget(updated.username);
+      logger.info('TOTP set up', { event: 'totp_enabled', address: ctx.address, username: updated.username });
+      // This session proved the new authenticator: it goes on, now with two factors.
+      const cookie = cookies.issue(ctx, updated, amrWith(caller.claims.amr, 'otp'));
+      sendJson(ctx.res, 200, { recoveryCodes: confirmed.recoveryCodes }, { 'set-cookie': cookie, ...NO_STORE });
+    } },
+    { method: 'POST', path: '/api/auth/account/totp/disable', body: 'json', async handler(ctx) {
+      const { caller } = await withPassword(ctx, checkPasswordBody);
+      const updated = await store.change((view) => {
+        const { totp, ...rest } = stillSignedIn(view, caller);
+        if (totp === undefined) return undefined;
+        const next = withNewSessions(rest, nowSeconds());
+        view.set(next);
+        return next;
+      });
+      deps.totp.forget(caller.user.username);
+      if (updated === undefined) {
+        sendJson(ctx.res, 200, {});
+        return;
+      }
+      logger.info('TOTP removed by its owner', { event: 'totp_disabled', address: ctx.address, username: updated.username });
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, amrWithout(caller.claims.amr, 'otp')) });
+    } },
+    { method: 'POST', path: '/api/auth/account/logout-everywhere', body: 'json', async handler(ctx) {
+      const caller = session.authenticateAnyFactor(ctx.credentials);
+      await readJsonBody(ctx.req, config.maxBodyBytes);
+      await store.change((view) => view.set(withNewSessions(stillSignedIn(view, caller), nowSeconds())));
+      deps.totp.forget(caller.user.username);
+      logger.info('every session ended by the account owner', { event: 'logout_everywhere', address: ctx.address, username: caller.user.username });
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
+    } },
     // Machine tokens (SECURITY.md "Machine tokens, groups and accounts without client settings"):
     // made and revoked by a session only; a machine token arrives in Authorization, which nothing
     // here reads, so no token can make or remove tokens.
-    {
-      method: 'POST',
-      path: '/api/auth/account/tokens',
-      body: 'json',
-      async handler(ctx) {
-        const caller = requireProtectionChange(session.authenticate(ctx.credentials));
-        const { name, days } = checked(checkNewMachineTokenBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const { token, digest, id } = newMachineToken();
-        const createdAt = nowSeconds();
-        const expiresAt = days === undefined ? undefined : createdAt + days * 86_400;
-        await store.change((view) => {
-          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          addMachineToken(view, caller.user.username, { id, name, digest, createdAt, ...(expiresAt === undefined ? {} : { expiresAt }) });
-        });
-        // The id names the token in logs; the token itself is never logged.
-        logger.info('machine token created', { event: 'machine_token_created', username: caller.user.username, tokenId: id, address: ctx.address });
-        sendJson(ctx.res, 200, { id, name, token, expiresAt: expiresAt === undefined ? null : expiresAt * 1000 }, { 'cache-control': 'no-store' });
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/auth/account/tokens/:id',
-      body: 'none',
-      async handler(ctx) {
-        const caller = session.authenticate(ctx.credentials);
-        // A malformed id names no token: the same 404 as an unknown one.
-        const id = checkMachineTokenId(ctx.param ?? '', 'id');
-        if (!id.ok) throw new MachineTokenNotFound();
-        await store.change((view) => {
-          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          removeMachineToken(view, caller.user.username, id.value);
-        });
-        logger.info('machine token revoked', { event: 'machine_token_revoked', username: caller.user.username, tokenId: id.value, address: ctx.address });
-        sendJson(ctx.res, 200, {});
-      },
-    },
+    { method: 'POST', path: '/api/auth/account/tokens', body: 'json', async handler(ctx) {
+      const caller = requireProtectionChange(session.authenticate(ctx.credentials));
+      const { name, days } = await readCheckedBody(ctx, checkNewMachineTokenBody, config.maxBodyBytes);
+      const { token, digest, id } = newMachineToken();
+      const createdAt = nowSeconds();
+      const expiresAt = days === undefined ? undefined : createdAt + days * 86_400;
+      await store.change((view) => {
+        stillSignedIn(view, caller);
+        addMachineToken(view, caller.user.username, { id, name, digest, createdAt, ...(expiresAt === undefined ? {} : { expiresAt }) });
+      });
+      // The id names the token in logs; the token itself is never logged.
+      logger.info('machine token created', { event: 'machine_token_created', username: caller.user.username, tokenId: id, address: ctx.address });
+      sendJson(ctx.res, 200, { id, name, token, expiresAt: ms(expiresAt) }, NO_STORE);
+    } },
+    { method: 'DELETE', path: '/api/auth/account/tokens/:id', body: 'none', async handler(ctx) {
+      const caller = session.authenticate(ctx.credentials);
+      // A malformed id names no token: the same 404 as an unknown one.
+      const id = checkMachineTokenId(ctx.param ?? '', 'id');
+      if (!id.ok) throw new MachineTokenNotFound();
+      await store.change((view) => {
+        stillSignedIn(view, caller);
+        removeMachineToken(view, caller.user.username, id.value);
+      });
+      logger.info('machine token revoked', { event: 'machine_token_revoked', username: caller.user.username, tokenId: id.value, address: ctx.address });
+      sendJson(ctx.res, 200, {});
+    } },
   ];
+}
+
+/** `user` with a new session key: every token issued before stops working (SECURITY.md "Two-step sign-in"). */
+function withNewSessions(user: StoredUser, nowSeconds: number): StoredUser {
+  return { ...user, sessionKey: newSessionKey(), credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt) };
+}
+
+/** Seconds since the epoch as the account API shows them: milliseconds, null when none. */
+function ms(seconds: number | undefined): number | null {
+  return seconds === undefined ? null : seconds * 1000;
+}
+
+function amrWith(amr: Amr | undefined, value: AmrValue): Amr {
+  const base = amr ?? PASSWORD_ONLY;
+  return base.includes(value) ? base : Object.freeze([...base, value]);
+}
+
+function amrWithout(amr: Amr | undefined, value: AmrValue): Amr {
+  const rest = (amr ?? PASSWORD_ONLY).filter((item) => item !== value);
+  return rest.length === 0 ? PASSWORD_ONLY : Object.freeze(rest);
 }

@@ -338,7 +338,7 @@ function usernameFromPath(raw: string | undefined): string {
  * as that account, without the per-client caps (a script adding users in parallel is normal);
  * anyone else's under the throttle's client key and its network.
  */
-function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
+export function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
   // The comma keeps it apart from every address key: no X-Forwarded-For hop holds one.
   if (caller !== undefined) return { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true };
   const client = throttleKeyOf(address);

@@ -1,6 +1,6 @@
-import { passkeyAmr, PASSWORD_ONLY } from '../auth/amr.js';
+import { passkeyAmr } from '../auth/amr.js';
 import type { RevocationList } from '../auth/revocations.js';
-import { accountStillSignedIn, requireProtectionChange, type SessionAuthenticator } from '../auth/session.js';
+import { accountStillSignedIn, requireProtectionChange, type Caller, type SessionAuthenticator } from '../auth/session.js';
 import type { Config } from '../config.js';
 import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -8,16 +8,15 @@ import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
 import type { Logger } from '../log/logger.js';
 import { addPasskey, recordPasskeyUse, removePasskey } from '../store/passkey-rules.js';
-import type { StoredUser, UserStore } from '../store/users.js';
-import type { Checker } from '../validate/check.js';
+import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import { checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeySignInBody, MAX_PASSKEYS } from '../validate/passkey.js';
 import type { ChallengeEntry, ChallengeStore } from '../webauthn/challenges.js';
 import { CHALLENGE_LIMITS } from '../webauthn/challenges.js';
 import { COSE_ALGORITHMS, decodeCoseKey } from '../webauthn/cose.js';
 import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
 import { relyingPartyFor, type RelyingParty } from '../webauthn/relying-party.js';
-import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused, type ClientData } from '../webauthn/verify.js';
-import type { RequestContext, Route } from './context.js';
+import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from '../webauthn/verify.js';
+import { readCheckedBody, type RequestContext, type Route } from './context.js';
 import type { SessionCookies } from './session-cookie.js';
 
 export interface PasskeyRouteDeps {
@@ -35,32 +34,8 @@ export interface PasskeyRouteDeps {
   readonly now: () => number;
 }
 
-/** How the caller's own account lists its passkeys (GET /api/auth/account): times in milliseconds since the epoch, null when never. */
-export interface PasskeyListEntry {
-  readonly id: string;
-  readonly name: string;
-  readonly createdAt: number;
-  readonly lastUsedAt: number | null;
-}
-
-export function passkeysOf(user: StoredUser): PasskeyListEntry[] {
-  return (user.passkeys ?? []).map((passkey) => ({
-    id: passkey.id,
-    name: passkey.name,
-    createdAt: passkey.createdAt * 1000,
-    lastUsedAt: passkey.lastUsedAt === undefined ? null : passkey.lastUsedAt * 1000,
-  }));
-}
-
 const RP_NAME = 'Gatehouse';
 const NO_STORE = { 'cache-control': 'no-store' } as const;
-
-function checked<T>(check: Checker<T>, input: unknown): T {
-  const result = check(input, '');
-  if (!result.ok) throw new ValidationFailed(result.problems);
-  return result.value;
-}
-
 
 /**
  * Passkeys (WebAuthn Level 3): sign-in options and sign-in for anyone, and the caller's own
@@ -96,170 +71,147 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
     logger.warn('passkey sign-in refused', { event: 'passkey_refused', address: ctx.address, reason });
     return new PasskeyRefused(reason, cause === undefined ? undefined : { cause });
   };
+  const refusedAs = <T>(ctx: RequestContext, verify: () => T): T => {
+    try {
+      return verify();
+    } catch (error) {
+      if (error instanceof WebAuthnRefused) throw refuse(ctx, error.reason, error);
+      throw error;
+    }
+  };
+  // Any factor while the account has none: with two factors required of administrators, this
+  // is where one sets them up. Once it has one, only a session made with one changes them.
+  const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
+  const stillSignedIn = (view: UserView, caller: Caller): StoredUser =>
+    accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
 
   return [
-    {
-      method: 'POST',
-      path: '/api/auth/passkey/options',
-      body: 'json',
-      async handler(ctx) {
-        const body = checked(checkPasskeyOptionsBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const rp = relyingParty(ctx);
-        let allowCredentials: string[] = [];
-        if (body.username !== undefined) {
-          const passkeys = store.find(body.username)?.passkeys;
-          // An account without passkeys answers like an unknown name: decoys, never an empty list.
-          allowCredentials = passkeys === undefined ? decoyCredentialIds(deps.decoyKey, body.username) : passkeys.map((passkey) => passkey.id);
-        }
-        const challenge = issue(ctx, { ceremony: 'get', username: body.username, userHandle: undefined });
-        sendJson(
-          ctx.res,
-          200,
-          { challenge, timeout, rpId: rp.id, allowCredentials: allowCredentials.map((id) => ({ type: 'public-key', id })), userVerification: 'preferred' },
-          NO_STORE,
+    { method: 'POST', path: '/api/auth/passkey/options', body: 'json', async handler(ctx) {
+      const body = await readCheckedBody(ctx, checkPasskeyOptionsBody, config.maxBodyBytes);
+      const rp = relyingParty(ctx);
+      let allowCredentials: string[] = [];
+      if (body.username !== undefined) {
+        const passkeys = store.find(body.username)?.passkeys;
+        // An account without passkeys answers like an unknown name: decoys, never an empty list.
+        allowCredentials = passkeys === undefined ? decoyCredentialIds(deps.decoyKey, body.username) : passkeys.map((passkey) => passkey.id);
+      }
+      const challenge = issue(ctx, { ceremony: 'get', username: body.username, userHandle: undefined });
+      sendJson(
+        ctx.res,
+        200,
+        { challenge, timeout, rpId: rp.id, allowCredentials: allowCredentials.map((id) => ({ type: 'public-key', id })), userVerification: 'preferred' },
+        NO_STORE,
+      );
+    } },
+    { method: 'POST', path: '/api/auth/passkey', body: 'json', async handler(ctx) {
+      const { credential } = await readCheckedBody(ctx, checkPasskeySignInBody, config.maxBodyBytes);
+      const { response } = credential;
+      const rp = relyingParty(ctx);
+      const clientData = refusedAs(ctx, () => readClientData(response.clientDataJSON));
+      // Taken before anything else is judged: a challenge is spent by any attempt to use it.
+      const challenge = challenges.take(clientData.challenge, deps.now());
+      if (challenge?.ceremony !== 'get') throw refuse(ctx, 'challenge unknown, used or expired');
+      const user = ownerOf(credential.id);
+      const passkey = user?.passkeys?.find((held) => held.id === credential.id);
+      if (user === undefined || passkey === undefined) throw refuse(ctx, 'unknown credential');
+      if (challenge.username !== undefined && challenge.username !== user.username) throw refuse(ctx, 'credential of another account than the options named');
+      if (response.userHandle != null && response.userHandle.toString('base64url') !== passkey.userHandle) throw refuse(ctx, 'user handle');
+      const result = refusedAs(ctx, () => {
+        const publicKey = decodeCoseKey(Buffer.from(passkey.publicKey, 'base64url'));
+        return verifyAuthentication(
+          { clientDataJSON: response.clientDataJSON, authenticatorData: response.authenticatorData, signature: response.signature },
+          { challenge: clientData.challenge, rpId: rp.id, isOriginAllowed: rp.isOriginAllowed, publicKey, storedSignCount: passkey.signCount },
         );
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/passkey',
-      body: 'json',
-      async handler(ctx) {
-        const { credential } = checked(checkPasskeySignInBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const { response } = credential;
-        const rp = relyingParty(ctx);
-        let clientData: ClientData;
-        try {
-          clientData = readClientData(response.clientDataJSON);
-        } catch (error) {
-          if (error instanceof WebAuthnRefused) throw refuse(ctx, error.reason, error);
-          throw error;
-        }
-        // Taken before anything else is judged: a challenge is spent by any attempt to use it.
+      });
+      const current = await store.change((view) => recordPasskeyUse(view, user.username, passkey.id, result.signCount, nowSeconds()));
+      if (current === undefined) throw refuse(ctx, 'passkey removed or used concurrently');
+      logger.info('passkey sign-in succeeded', { event: 'passkey_login_succeeded', address: ctx.address, username: current.username, isUserVerified: result.isUserVerified });
+      sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': cookies.issue(ctx, current, passkeyAmr(result.isUserVerified)) });
+    } },
+    { method: 'POST', path: '/api/auth/account/passkeys/options', body: 'json', async handler(ctx) {
+      const caller = owner(ctx);
+      // Nothing is read from a body; one sent (`{}`) is accepted and dropped.
+      await readJsonBody(ctx.req, config.maxBodyBytes);
+      const rp = relyingParty(ctx);
+      const user = caller.user;
+      const passkeys = user.passkeys ?? [];
+      if (passkeys.length >= MAX_PASSKEYS) throw new TooManyPasskeys();
+      // One user.id per account, so an authenticator replaces its old credential for us, not adds one.
+      const userHandle = passkeys[0]?.userHandle ?? newUserHandle();
+      const challenge = issue(ctx, { ceremony: 'create', username: user.username, userHandle });
+      sendJson(
+        ctx.res,
+        200,
+        {
+          rp: { id: rp.id, name: RP_NAME },
+          user: { id: userHandle, name: user.username, displayName: user.username },
+          challenge,
+          pubKeyCredParams: COSE_ALGORITHMS.map((alg) => ({ type: 'public-key', alg })),
+          timeout,
+          excludeCredentials: passkeys.map((passkey) => ({ type: 'public-key', id: passkey.id })),
+          authenticatorSelection: { residentKey: 'preferred', requireResidentKey: false, userVerification: 'preferred' },
+          attestation: 'none',
+          extensions: { credProps: true },
+        },
+        NO_STORE,
+      );
+    } },
+    { method: 'POST', path: '/api/auth/account/passkeys', body: 'json', async handler(ctx) {
+      const caller = owner(ctx);
+      const { name, credential } = await readCheckedBody(ctx, checkNewPasskeyBody, config.maxBodyBytes);
+      const rp = relyingParty(ctx);
+      let added;
+      try {
+        const clientData = readClientData(credential.response.clientDataJSON);
         const challenge = challenges.take(clientData.challenge, deps.now());
-        if (challenge?.ceremony !== 'get') throw refuse(ctx, 'challenge unknown, used or expired');
-        const user = ownerOf(credential.id);
-        const passkey = user?.passkeys?.find((held) => held.id === credential.id);
-        if (user === undefined || passkey === undefined) throw refuse(ctx, 'unknown credential');
-        if (challenge.username !== undefined && challenge.username !== user.username) throw refuse(ctx, 'credential of another account than the options named');
-        if (response.userHandle != null && response.userHandle.toString('base64url') !== passkey.userHandle) throw refuse(ctx, 'user handle');
-        let result: { signCount: number; isUserVerified: boolean };
-        try {
-          result = verifyAuthentication(
-            { clientDataJSON: response.clientDataJSON, authenticatorData: response.authenticatorData, signature: response.signature },
-            { challenge: clientData.challenge, rpId: rp.id, isOriginAllowed: rp.isOriginAllowed, publicKey: decodeCoseKey(Buffer.from(passkey.publicKey, 'base64url')), storedSignCount: passkey.signCount },
-          );
-        } catch (error) {
-          if (error instanceof WebAuthnRefused) throw refuse(ctx, error.reason, error);
-          throw error;
+        if (challenge?.ceremony !== 'create' || challenge.username !== caller.user.username || challenge.userHandle === undefined) {
+          throw new WebAuthnRefused('challenge unknown, used or expired');
         }
-        const current = await store.change((view) => recordPasskeyUse(view, user.username, passkey.id, result.signCount, nowSeconds()));
-        if (current === undefined) throw refuse(ctx, 'passkey removed or used concurrently');
-        logger.info('passkey sign-in succeeded', { event: 'passkey_login_succeeded', address: ctx.address, username: current.username, isUserVerified: result.isUserVerified });
-        sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': cookies.issue(ctx, current, passkeyAmr(result.isUserVerified)) });
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/account/passkeys/options',
-      body: 'json',
-      async handler(ctx) {
-        // Any factor while the account has none: with two factors required of administrators, this
-        // is where one sets them up. Once it has one, only a session made with one changes them.
-        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-        // Nothing is read from a body; one sent (`{}`) is accepted and dropped.
-        await readJsonBody(ctx.req, config.maxBodyBytes);
-        const rp = relyingParty(ctx);
-        const user = caller.user;
-        const passkeys = user.passkeys ?? [];
-        if (passkeys.length >= MAX_PASSKEYS) throw new TooManyPasskeys();
-        // One user.id per account, so an authenticator replaces its old credential for us, not adds one.
-        const userHandle = passkeys[0]?.userHandle ?? newUserHandle();
-        const challenge = issue(ctx, { ceremony: 'create', username: user.username, userHandle });
-        sendJson(
-          ctx.res,
-          200,
-          {
-            rp: { id: rp.id, name: RP_NAME },
-            user: { id: userHandle, name: user.username, displayName: user.username },
-            challenge,
-            pubKeyCredParams: COSE_ALGORITHMS.map((alg) => ({ type: 'public-key', alg })),
-            timeout,
-            excludeCredentials: passkeys.map((passkey) => ({ type: 'public-key', id: passkey.id })),
-            authenticatorSelection: { residentKey: 'preferred', requireResidentKey: false, userVerification: 'preferred' },
-            attestation: 'none',
-            extensions: { credProps: true },
-          },
-          NO_STORE,
+        const verified = verifyRegistration(
+          { clientDataJSON: credential.response.clientDataJSON, attestationObject: credential.response.attestationObject, credentialId: Buffer.from(credential.rawId, 'base64url') },
+          { challenge: clientData.challenge, rpId: rp.id, isOriginAllowed: rp.isOriginAllowed },
         );
-      },
-    },
-    {
-      method: 'POST',
-      path: '/api/auth/account/passkeys',
-      body: 'json',
-      async handler(ctx) {
-        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-        const { name, credential } = checked(checkNewPasskeyBody, await readJsonBody(ctx.req, config.maxBodyBytes));
-        const rp = relyingParty(ctx);
-        let added;
-        try {
-          const clientData = readClientData(credential.response.clientDataJSON);
-          const challenge = challenges.take(clientData.challenge, deps.now());
-          if (challenge?.ceremony !== 'create' || challenge.username !== caller.user.username || challenge.userHandle === undefined) {
-            throw new WebAuthnRefused('challenge unknown, used or expired');
-          }
-          const verified = verifyRegistration(
-            { clientDataJSON: credential.response.clientDataJSON, attestationObject: credential.response.attestationObject, credentialId: Buffer.from(credential.rawId, 'base64url') },
-            { challenge: clientData.challenge, rpId: rp.id, isOriginAllowed: rp.isOriginAllowed },
-          );
-          added = { verified, userHandle: challenge.userHandle };
-        } catch (error) {
-          if (error instanceof WebAuthnRefused) {
-            logger.warn('passkey registration refused', { event: 'passkey_registration_refused', address: ctx.address, username: caller.user.username, reason: error.reason });
-            throw new PasskeyInvalid(error.reason, { cause: error });
-          }
-          throw error;
+        added = { verified, userHandle: challenge.userHandle };
+      } catch (error) {
+        if (error instanceof WebAuthnRefused) {
+          logger.warn('passkey registration refused', { event: 'passkey_registration_refused', address: ctx.address, username: caller.user.username, reason: error.reason });
+          throw new PasskeyInvalid(error.reason, { cause: error });
         }
-        const id = added.verified.id.toString('base64url');
-        const user = await store.change((view) => {
-          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          return addPasskey(
-            view,
-            store.list(),
-            caller.user.username,
-            {
-              id,
-              name,
-              publicKey: added.verified.publicKeyBytes.toString('base64url'),
-              algorithm: added.verified.algorithm,
-              signCount: added.verified.signCount,
-              userHandle: added.userHandle,
-              createdAt: nowSeconds(),
-            },
-            nowSeconds(),
-          );
-        });
-        logger.info('passkey added', { event: 'passkey_added', username: user.username, passkeyId: id, address: ctx.address });
-        // Every other session ends; this one goes on under a new cookie, made the way it was.
-        sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr ?? PASSWORD_ONLY), ...NO_STORE });
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/api/auth/account/passkeys/:id',
-      body: 'none',
-      async handler(ctx) {
-        const caller = requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-        const id = checkCredentialId(ctx.param ?? '', 'id');
-        if (!id.ok) throw new PasskeyNotFound();
-        const user = await store.change((view) => {
-          accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
-          return removePasskey(view, caller.user.username, id.value, nowSeconds());
-        });
-        logger.info('passkey removed', { event: 'passkey_removed', username: user.username, passkeyId: id.value, address: ctx.address });
-        sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr ?? PASSWORD_ONLY) });
-      },
-    },
+        throw error;
+      }
+      const id = added.verified.id.toString('base64url');
+      const user = await store.change((view) => {
+        stillSignedIn(view, caller);
+        return addPasskey(
+          view,
+          store.list(),
+          caller.user.username,
+          {
+            id,
+            name,
+            publicKey: added.verified.publicKeyBytes.toString('base64url'),
+            algorithm: added.verified.algorithm,
+            signCount: added.verified.signCount,
+            userHandle: added.userHandle,
+            createdAt: nowSeconds(),
+          },
+          nowSeconds(),
+        );
+      });
+      logger.info('passkey added', { event: 'passkey_added', username: user.username, passkeyId: id, address: ctx.address });
+      // Every other session ends; this one goes on under a new cookie, made the way it was.
+      sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr), ...NO_STORE });
+    } },
+    { method: 'DELETE', path: '/api/auth/account/passkeys/:id', body: 'none', async handler(ctx) {
+      const caller = owner(ctx);
+      const id = checkCredentialId(ctx.param ?? '', 'id');
+      if (!id.ok) throw new PasskeyNotFound();
+      const user = await store.change((view) => {
+        stillSignedIn(view, caller);
+        return removePasskey(view, caller.user.username, id.value, nowSeconds());
+      });
+      logger.info('passkey removed', { event: 'passkey_removed', username: user.username, passkeyId: id.value, address: ctx.address });
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr) });
+    } },
   ];
 }
