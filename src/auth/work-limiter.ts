@@ -4,34 +4,19 @@ import { ServerBusy } from '../errors.js';
 export interface WorkKey {
   readonly client: string;
   readonly network: string;
-  /** Work of an authenticated administrator: not held to the per-client and per-network caps (it still takes turns, and a full queue evicts from the busiest network first). */
+  /** An authenticated administrator's work: exempt from the per-client and per-network caps, not from turns. */
   readonly isUncapped?: boolean;
 }
 
+/** Tasks one client, and all the clients of one network together, may have waiting; more get ServerBusy at once. */
 export interface FairnessLimits {
-  /** Tasks one client may have waiting; more get ServerBusy at once. */
   readonly maxQueuedPerClient: number;
-  /** Tasks all the clients of one network may have waiting together. */
   readonly maxQueuedPerNetwork: number;
 }
 
 // SECURITY.md "Login storms": a household or office rarely has more than a few logins waiting
-// at once; 16 lets four addresses of one /24 (or /64s of one /48) queue fully. The service
-// takes both from --hash-queue-per-client and --hash-queue-per-network.
-export const DEFAULT_FAIRNESS: FairnessLimits = Object.freeze({ maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
-
-export interface WorkLimiter {
-  /**
-   * Runs `task` when a slot is free. Waiting tasks start round-robin over clients, so a client
-   * that queues much waits behind itself, not in front of others; a client not served lately
-   * and alone in its network gets every other turn. Throws ServerBusy at once when the client's
-   * or its network's cap is reached, or the whole queue is full and no network (or client) has
-   * two more waiting than the newcomer's.
-   */
-  run<T>(key: WorkKey, task: () => Promise<T>): Promise<T>;
-  readonly active: number;
-  readonly queued: number;
-}
+// at once; 16 lets four addresses of one /24 (or /64s of one /48) queue fully.
+const DEFAULT_FAIRNESS: FairnessLimits = Object.freeze({ maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
 
 interface Waiting {
   /** Order of arrival: the larger, the newer. */
@@ -47,15 +32,12 @@ interface ClientQueue {
 
 /**
  * Bounds concurrent expensive work (scrypt) so a login storm queues instead of exhausting CPU and
- * memory, and serves the queue fairly: per-client FIFO queues taken in turn (clients not served
- * lately and alone in their network first, every other turn), capped per client, per network
- * and in total. When the whole queue is full, a newcomer whose network has at least two fewer
- * tasks waiting than the busiest network takes that network's newest place (which gets
- * ServerBusy), and failing that one whose client has two fewer than the busiest client of a
- * busier network takes its newest; so a storm cannot shut out a network it does not hold, and no
+ * memory. Per-client FIFO queues take turns, capped per client, per network and in total; a full
+ * queue refuses (ServerBusy) unless a network, or failing that a client of a busier network, has
+ * two more waiting than the newcomer's: then that one's newest task is refused instead, so no
  * network ever loses its last waiting task.
  */
-export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fairness: FairnessLimits = DEFAULT_FAIRNESS): WorkLimiter {
+export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fairness = DEFAULT_FAIRNESS) {
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new TypeError('maxConcurrent must be a positive integer');
   if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new TypeError('maxQueued must be a non-negative integer');
   for (const [name, value] of Object.entries(fairness)) {
@@ -63,21 +45,17 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
   }
   let active = 0;
   let queued = 0;
-  // Two turn orders, insertion order being the turn: fresh clients (one task waiting, the only
-  // one of its network, and not served in the last `recentSlots` starts) and all others. A
-  // client served with work left, queueing a second task, or joined in the queue by another
-  // task of its network, goes to the back of the others' ring. Turns alternate between the rings
-  // when both have work. The fresh ring holds at most one client per network, so a single login
-  // from a network of its own waits behind at most one task per other network that has exactly
-  // one waiting, even while a storm from many clients keeps the queue full, and busy clients
-  // still get every other slot.
+  // Two rings, insertion order being the turn, alternating when both have work: fresh clients
+  // (one task waiting, the only one of its network, not served in the last `recentSlots` starts)
+  // and all others. A client served with work left, queueing a second task, or joined by another
+  // of its network goes to the back of the others' ring. So a lone login waits behind at most one
+  // task per other network with a single one waiting, whatever storm keeps the queue full.
   const recentRing = new Map<string, ClientQueue>();
   const freshRing = new Map<string, ClientQueue>();
   const queuedByNetwork = new Map<string, number>();
-  // Network -> its fresh client, when it has one (then that client's task is its only one).
   const freshOfNetwork = new Map<string, string>();
   let arrivals = 0;
-  // Client -> the start count when it last started a task; oldest first, at most recentSlots entries.
+  // Client -> the start count when it last started a task; oldest first.
   const lastStarted = new Map<string, number>();
   const recentSlots = Math.max(maxQueued, 1) + maxConcurrent;
   let starts = 0;
@@ -101,55 +79,43 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
 
   const queueOf = (client: string): ClientQueue | undefined => recentRing.get(client) ?? freshRing.get(client);
 
-  const takeTurn = (ring: Map<string, ClientQueue>): Waiting | undefined => {
-    const first = ring.entries().next();
-    if (first.done === true) return undefined;
-    const [client, queue] = first.value;
-    const item = queue.waiting.shift();
-    queued--;
-    countNetwork(queue.network, -1);
-    ring.delete(client);
-    if (freshOfNetwork.get(queue.network) === client) freshOfNetwork.delete(queue.network);
-    if (queue.waiting.length > 0) recentRing.set(client, queue);
-    recordStart(client);
-    return item;
-  };
-
-  const release = (): void => {
-    const isFreshTurn = freshRing.size > 0 && (recentRing.size === 0 || !wasFreshTurn);
-    const next = takeTurn(isFreshTurn ? freshRing : recentRing);
-    wasFreshTurn = isFreshTurn;
-    if (next === undefined) active--;
-    else next.start();
-  };
-
-  /** Refuses the newest waiting task of `client` (ServerBusy), to give its place to a newcomer. */
-  const evict = (client: string, queue: ClientQueue, ring: Map<string, ClientQueue>): void => {
-    const evicted = queue.waiting.pop();
+  // Takes `client`'s oldest task to start it (the client, if it has more, goes to the back of the
+  // busy ring) or its newest to refuse it (the client keeps its turn).
+  const take = (client: string, queue: ClientQueue, ring: Map<string, ClientQueue>, isStart: boolean): Waiting | undefined => {
+    const item = isStart ? queue.waiting.shift() : queue.waiting.pop();
     queued--;
     countNetwork(queue.network, -1);
     if (queue.waiting.length === 0) {
       ring.delete(client);
       if (freshOfNetwork.get(queue.network) === client) freshOfNetwork.delete(queue.network);
+    } else if (isStart) {
+      ring.delete(client);
+      recentRing.set(client, queue);
     }
-    evicted?.refuse(new ServerBusy());
+    return item;
   };
 
-  /**
-   * Makes room in a full queue for a client with `ownLength` waiting in a network with
-   * `ownNetworkLength` waiting, when that is fairer than refusing it. A place only ever moves
-   * from a network with more waiting than the newcomer's, so a network's last task (a client
-   * alone in its network) is never taken.
-   */
+  const release = (): void => {
+    const isFreshTurn = freshRing.size > 0 && (recentRing.size === 0 || !wasFreshTurn);
+    const ring = isFreshTurn ? freshRing : recentRing;
+    wasFreshTurn = isFreshTurn;
+    const first = ring.entries().next();
+    if (first.done === true) {
+      active--;
+      return;
+    }
+    recordStart(first.value[0]);
+    take(...first.value, ring, true)?.start();
+  };
+
+  /** Makes room in a full queue for a newcomer when that is fairer than refusing it (see createWorkLimiter). */
   const evictForFairness = (ownLength: number, ownNetworkLength: number): boolean => {
     let busiestNetwork: string | undefined;
     let busiestNetworkLength = 0;
     for (const [network, length] of queuedByNetwork) {
       if (length > busiestNetworkLength) [busiestNetwork, busiestNetworkLength] = [network, length];
     }
-    // The victim: in the busiest network when it has two more than the newcomer's (its client
-    // with the most waiting, the newest task among equals); else the busiest client of a busier
-    // network than the newcomer's, when it has two more than the newcomer.
+    // The victim is the client with the most waiting (the newest task among equals).
     const isNetworkTurn = busiestNetworkLength > ownNetworkLength + 1;
     let victim: [string, ClientQueue, Map<string, ClientQueue>] | undefined;
     for (const ring of [recentRing, freshRing]) {
@@ -161,7 +127,7 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
       }
     }
     if (victim === undefined || (!isNetworkTurn && victim[1].waiting.length <= ownLength + 1)) return false;
-    evict(...victim);
+    take(...victim, false)?.refuse(new ServerBusy());
     return true;
   };
 
@@ -174,10 +140,7 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     }
     if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength, ownNetworkLength))) throw new ServerBusy();
     return new Promise<void>((start, refuse) => {
-      // (An eviction above never takes from this client or its network: it only takes from a
-      // network with more waiting.) A newcomer's turn is for one task from its network: a
-      // client queueing several, or sharing its network with another waiting task, is busy,
-      // however new.
+      // A fresh turn is for a network's one waiting task: a second task from it makes it busy.
       const freshNeighbour = freshOfNetwork.get(key.network);
       if (freshNeighbour !== undefined) {
         const neighbourQueue = freshRing.get(freshNeighbour);
@@ -201,7 +164,8 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
   };
 
   return {
-    async run(key, task) {
+    /** Runs `task` when a slot is free; throws ServerBusy at once when it may not wait (see above). */
+    async run<T>(key: WorkKey, task: () => Promise<T>): Promise<T> {
       if (active >= maxConcurrent) await admit(key);
       else {
         active++;

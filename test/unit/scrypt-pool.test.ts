@@ -3,7 +3,7 @@ import { scryptSync } from 'node:crypto';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import type { Worker } from 'node:worker_threads';
-import { createScryptPool } from '../../src/auth/scrypt-pool.js';
+import { createScryptPool } from '../../src/auth/password-hasher.js';
 
 /** `promise`, or a failure naming `what` after `ms` (a pending job alone would not keep the test running). */
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
