@@ -1,13 +1,12 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { isErrorCode, writeFileAtomic } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import { readKeyFile } from '../store/key-file.js';
+import { decodeKeyText, loadOrCreateKey, MAKE_KEY_COMMAND } from './secret.js';
 
 // TOTP seeds are sealed (AES-256-GCM) with a key kept apart from users.json, so that a copy of
-// users.json, users.json.prev or a backup of that file alone does not yield a second factor
-// (SECURITY.md "Two-step sign-in"). The key is its own file, not derived from the token secret:
-// `gatehouse secret rotate` ends sessions and must not make every enrolled authenticator useless.
+// users.json alone yields no second factor. The key is its own file, not derived from the token
+// secret: `gatehouse secret rotate` must not make every enrolled authenticator useless.
 
 export const SEAL_KEY_FILE = 'seal.key';
 const KEY_BYTES = 32;
@@ -17,7 +16,6 @@ const PREFIX = 'v1.';
 // The seal says what it holds: a sealed seed cannot be passed off as some other sealed value.
 const PURPOSE = Buffer.from('gatehouse totp seed v1');
 /** A sealed 20-byte seed is 67 characters; anything much longer is not one of ours. */
-export const MAX_SEALED_LENGTH = 256;
 export const SEALED_FORMAT = /^v1\.[A-Za-z0-9_-]{40,250}$/;
 
 export class SealKeyInvalid extends Error {}
@@ -39,9 +37,9 @@ export function createSealer(key: Buffer): Sealer {
       return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
     },
     open(sealed) {
-      if (sealed.length > MAX_SEALED_LENGTH || !SEALED_FORMAT.test(sealed)) return undefined;
+      // The format's 40 characters at least are 30 bytes: more than an IV and a tag.
+      if (!SEALED_FORMAT.test(sealed)) return undefined;
       const bytes = Buffer.from(sealed.slice(PREFIX.length), 'base64url');
-      if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
         decipher.setAAD(PURPOSE);
@@ -55,16 +53,9 @@ export function createSealer(key: Buffer): Sealer {
 }
 
 /** The data directory's seal key, created (32 random bytes, mode 0600) when absent. Throws SealKeyInvalid. */
-export async function loadOrCreateSealKey(fs: StoreFileSystem, dataDir: string): Promise<Buffer> {
+export function loadOrCreateSealKey(fs: StoreFileSystem, dataDir: string): Promise<Buffer> {
   const path = join(dataDir, SEAL_KEY_FILE);
-  try {
-    return parseSealKey(path, (await fs.readFile(path)).toString('utf8'));
-  } catch (error) {
-    if (!isErrorCode(error, 'ENOENT')) throw error;
-  }
-  const key = randomBytes(KEY_BYTES);
-  await writeFileAtomic(fs, path, Buffer.from(`${key.toString('base64url')}\n`));
-  return key;
+  return loadOrCreateKey(fs, path, (key) => checkSealKey(path, key));
 }
 
 /**
@@ -78,18 +69,16 @@ export async function readSealKeyFile(path: string, warn: (message: string) => v
     maxBytes: 4096,
     swapHarm: 'replace the seal key',
     readHarm: 'open the TOTP seeds sealed in users.json',
-    whenMissing: `does not exist; make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))" > ${path}`,
+    whenMissing: `does not exist; make one with: ${MAKE_KEY_COMMAND} > ${path}`,
     uid,
     warn,
     refuse: (message) => new SealKeyInvalid(message),
   });
-  return parseSealKey(path, bytes.toString('utf8'));
+  return checkSealKey(path, decodeKeyText(bytes.toString('utf8')));
 }
 
-function parseSealKey(path: string, text: string): Buffer {
-  const encoded = text.trim();
-  const key = Buffer.from(encoded, 'base64url');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(encoded) || key.length !== KEY_BYTES) {
+function checkSealKey(path: string, key: Buffer | undefined): Buffer {
+  if (key?.length !== KEY_BYTES) {
     throw new SealKeyInvalid(`The seal key file ${path} does not hold ${KEY_BYTES} base64url-encoded bytes. Restore it from where you keep it: without it no enrolled authenticator works (removing it makes a new key, and every account must set up TOTP again).`);
   }
   return key;
