@@ -30,7 +30,8 @@ export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent:
   const pool = createScryptPool(options.maxConcurrent);
   let runs = 0;
   let dummyHash: Promise<string> | undefined;
-  const dummy = (): Promise<string> => (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), options.cost, pool.derive));
+  const dummy = (): Promise<string> =>
+    (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), options.cost, pool.derive));
 
   return {
     close: pool.close,
@@ -126,8 +127,9 @@ export function createScryptPool(size: number) {
     const job = slot.job;
     // Its job runs once more (scrypt is safe to repeat, and the job may have reached a worker
     // that was already dying); a second death fails it.
-    if (job?.wasRetried === true) job.reject(new Error(`the scrypt worker died mid-hash, twice (exit code ${code})`, { cause: slot.error }));
-    else if (job !== undefined) {
+    if (job?.wasRetried === true) {
+      job.reject(new Error(`the scrypt worker died mid-hash, twice (exit code ${code})`, { cause: slot.error }));
+    } else if (job !== undefined) {
       job.wasRetried = true;
       waiting.unshift(job);
     }

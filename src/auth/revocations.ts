@@ -23,7 +23,7 @@ export interface RevocationList {
 interface Entry {
   readonly username: string;
   readonly exp: number;
-  /** The token's `iat`; absent for entries a version before format 2 wrote. */
+  /** Absent in format 1 files. */
   readonly iat: number | undefined;
 }
 
@@ -42,10 +42,6 @@ interface Batch {
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
-
-// Format 2 adds each entry's iat, so a collapse can refuse exactly the tokens it held. Format 1
-// files (no iat) are still read; a version that reads only format 1 reads format 2 as well.
-const FORMAT = 2;
 
 // Only a digest is kept, so the file never holds a usable piece of a token.
 const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -71,7 +67,7 @@ function newBatch(): Batch {
  */
 export async function openRevocationList(fs: StoreFileSystem, dataDir: string, maxEntries: number): Promise<RevocationList> {
   const path = join(dataDir, REVOCATIONS_FILE);
-  // Replaced as a whole once a change is on disk, so memory never refuses what the file does not.
+  // Replaced as a whole once a change is on disk: memory never refuses what the file does not.
   let entries = new Map<string, Entry>();
   let cutoffs = new Map<string, Cutoff>();
   await load();
@@ -111,11 +107,6 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     }
   }
 
-  function prune(entries: Map<string, Entry>, cutoffs: Map<string, Cutoff>, nowSeconds: number): void {
-    for (const [digest, entry] of entries) if (entry.exp <= nowSeconds) entries.delete(digest);
-    for (const [username, cutoff] of cutoffs) if (cutoff.until <= nowSeconds) cutoffs.delete(username);
-  }
-
   /**
    * Replaces the busiest user's entries with one cutoff just after the newest `iat` among them,
    * so every token they held stays refused, including one whose `iat` is ahead of our clock (up
@@ -143,18 +134,7 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     cutoffs.set(busiest, { before, until });
   }
 
-  function serialize(entries: Map<string, Entry>, cutoffs: Map<string, Cutoff>): Buffer {
-    return Buffer.from(
-      JSON.stringify({
-        format: FORMAT,
-        entries: [...entries].map(([digest, entry]) => (entry.iat === undefined ? [digest, entry.username, entry.exp] : [digest, entry.username, entry.exp, entry.iat])),
-        cutoffs: [...cutoffs].map(([username, cutoff]) => [username, cutoff.before, cutoff.until]),
-      }),
-    );
-  }
-
   // Every verification asks: with nothing remembered (the usual state), no digest is made.
-  // `digest` is the token's, when the caller has it already.
   const isRevoked = (token: string, claims: SessionClaims, digest?: string): boolean => {
     if (cutoffs.size > 0) {
       const cutoff = cutoffs.get(claims.username);
@@ -166,15 +146,20 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
   // One write at a time, each from the last state on disk. A batch is made on copies and takes
   // effect once written: a logout answered "not applied" has not been (nor after a restart).
   async function commit(batch: Batch): Promise<void> {
-    const nextEntries = new Map(entries);
-    const nextCutoffs = new Map(cutoffs);
-    prune(nextEntries, nextCutoffs, batch.nowSeconds);
+    const nextEntries = new Map([...entries].filter(([, entry]) => entry.exp > batch.nowSeconds));
+    const nextCutoffs = new Map([...cutoffs].filter(([, cutoff]) => cutoff.until > batch.nowSeconds));
     for (const [digest, entry] of batch.entries) {
       if (nextEntries.size >= maxEntries) collapseBusiestUser(nextEntries, nextCutoffs, batch.nowSeconds);
       nextEntries.set(digest, entry);
     }
+    // Format 2 adds each entry's iat (format 1 files are still read); a reader of format 1 reads it too.
+    const document = {
+      format: 2,
+      entries: [...nextEntries].map(([digest, entry]) => [digest, entry.username, entry.exp, ...(entry.iat === undefined ? [] : [entry.iat])]),
+      cutoffs: [...nextCutoffs].map(([username, cutoff]) => [username, cutoff.before, cutoff.until]),
+    };
     try {
-      await writeFileAtomic(fs, path, serialize(nextEntries, nextCutoffs));
+      await writeFileAtomic(fs, path, Buffer.from(JSON.stringify(document)));
     } catch (error) {
       if (!(error instanceof RenamedButNotDurable)) throw new StoreWriteFailed({ cause: error });
       // The file shows the change (rolling back failed): memory follows the file.
@@ -186,23 +171,16 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
 
   async function drain(): Promise<void> {
     while (next !== undefined) {
-      const batch = next;
+      writing = next;
       next = undefined;
-      writing = batch;
-      try {
-        await commit(batch);
-        batch.resolve();
-      } catch (error) {
-        batch.reject(error);
-      } finally {
-        writing = undefined;
-      }
+      await commit(writing).then(writing.resolve, writing.reject);
     }
+    writing = undefined;
     draining = undefined;
   }
 
   return {
-    isRevoked: (token, claims) => isRevoked(token, claims),
+    isRevoked,
     async close() {
       isClosed = true;
       while (draining !== undefined) await draining;
@@ -210,8 +188,7 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     revoke(token, claims, nowSeconds) {
       if (isClosed) return Promise.reject(new StoreClosed());
       const digest = digestOf(token);
-      // Already refused on disk, or waiting in a batch (the one being written, or the next):
-      // no write of its own. A caller joining a batch gets that batch's answer.
+      // Already refused, or waiting in a batch (being written, or the next): no write of its own.
       if (isRevoked(token, claims, digest)) return Promise.resolve();
       if (writing?.entries.has(digest) === true) return writing.done;
       const batch = (next ??= newBatch());

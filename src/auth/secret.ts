@@ -51,7 +51,7 @@ export function decodeKeyText(text: string): Buffer | undefined {
  * A key file of the data directory (`secret`, `seal.key`): its key as `check` accepts it (or
  * throws), or, when absent, a new one of 32 random bytes (base64url, mode 0600).
  */
-export async function loadOrCreateKey(fs: StoreFileSystem, path: string, check: (key: Buffer | undefined) => Buffer): Promise<Buffer> {
+export async function loadOrCreateKey(fs: StoreFileSystem, path: string, check: (key?: Buffer) => Buffer): Promise<Buffer> {
   try {
     return check(decodeKeyText((await fs.readFile(path)).toString('utf8')));
   } catch (error) {

@@ -55,17 +55,13 @@ export function accountStillSignedIn(find: (username: string) => StoredUser | un
   return user;
 }
 
-/**
- * Why a verified token no longer opens a session for `user`, or undefined when it does. Used
- * at authentication and again inside store changes, so a change made meanwhile counts.
- */
-export function sessionProblem(user: StoredUser, token: string, claims: SessionClaims, revocations: RevocationList | undefined): string | undefined {
+/** Why a verified token no longer opens a session for `user`, or undefined when it does. */
+function sessionProblem(user: StoredUser, token: string, claims: SessionClaims, revocations: RevocationList | undefined): string | undefined {
   if (claims.sid !== undefined) {
     // Tokens we issue name the session key; any credential change replaced it.
     if (claims.sid !== user.sessionKey) return 'issued before a credential change';
   } else if (Math.floor(claims.iat) < user.credentialsChangedAt) {
-    // Tokens minted elsewhere (content tokens): iat has whole seconds, so a token from the same
-    // second as the change is accepted.
+    // Tokens minted elsewhere: whole seconds, so one from the second of the change is accepted.
     return 'issued before a credential change';
   }
   if (revocations?.isRevoked(token, claims) === true) return 'revoked';
@@ -100,9 +96,8 @@ export function createSessionAuthenticator(deps: {
     return { refused: 'administrator without a second factor' };
   };
 
-  const authenticate = (credentials: Credentials): Caller => {
-    const result = check(credentials);
-    // No cause: a 401 is never logged, so a TokenInvalid per refusal would be built for nobody.
+  // No cause: a 401 is never logged, so a TokenInvalid per refusal would be built for nobody.
+  const orRefuse = (result: Caller | { readonly refused: string }): Caller => {
     if ('refused' in result) throw new AuthRequired();
     return result;
   };
@@ -110,14 +105,10 @@ export function createSessionAuthenticator(deps: {
   return {
     check,
     checkAnyFactor,
-    authenticateAnyFactor(credentials) {
-      const result = checkAnyFactor(credentials);
-      if ('refused' in result) throw new AuthRequired();
-      return result;
-    },
-    authenticate,
+    authenticateAnyFactor: (credentials) => orRefuse(checkAnyFactor(credentials)),
+    authenticate: (credentials) => orRefuse(check(credentials)),
     requireAdministrator(credentials) {
-      const caller = authenticate(credentials);
+      const caller = orRefuse(check(credentials));
       if (!isAdministrator(caller.user.level)) throw new NotAdministrator();
       return caller;
     },

@@ -1,25 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import { encodeBase32 } from './base32.js';
 import type { Sealer } from './seal.js';
-import { findRecoveryDigest, matchTotpStep, newRecoveryCodes, newTotpSeed, otpauthUri, recoveryDigest, isTotpCodeShape } from './totp.js';
+import { findRecoveryDigest, matchTotpStep, newRecoveryCodes, otpauthUri, recoveryDigest, isTotpCodeShape } from './totp.js';
 import { TotpNotPending, WrongCode } from '../errors.js';
 import type { StoredTotp, StoredUser } from '../store/users.js';
 
 /** What a code that signs in changes: the step it used, or the recovery code it spends. */
-export type TotpUse = { readonly step: number } | { readonly recoveryDigest: string };
-
-export interface TotpEnrolment {
-  /** The seed as base32, for typing into an app. */
-  readonly secret: string;
-  readonly uri: string;
-}
+type TotpUse = { readonly step: number } | { readonly recoveryDigest: string };
 
 export interface TotpAccounts {
   /** What `code` would use of this account's TOTP at `nowMs`, or undefined when it does not sign in. */
   judge(totp: StoredTotp, code: string, nowMs: number): TotpUse | undefined;
   /** `totp` with `use` spent, or undefined when it was spent meanwhile (a replay that raced). Run inside a store change. */
   spend(totp: StoredTotp, use: TotpUse): StoredTotp | undefined;
-  /** Starts (or restarts) a set-up for `user`: held in memory, for 10 minutes, until confirmed. */
-  begin(user: StoredUser, nowMs: number): TotpEnrolment;
+  /** Starts (or restarts) a set-up for `user`, held in memory for 10 minutes: its seed as base32 and as a Key URI. */
+  begin(user: StoredUser, nowMs: number): { readonly secret: string; readonly uri: string };
   /**
    * The TOTP to store once `code` proves the app holds the pending seed, and the recovery codes to
    * show once. Throws TotpNotPending (none, expired, dropped after 5 wrong codes, or the account's
@@ -33,10 +28,7 @@ export interface TotpAccounts {
 const PENDING_MS = 10 * 60 * 1000;
 // One pending set-up per account; the map is swept of expired ones when it grows past this.
 const SWEEP_AT = 1000;
-const ISSUER = 'Gatehouse';
-
-// Wrong codes one pending set-up takes before it is dropped: a stolen session could otherwise guess
-// the pending seed's current code (3 in 10^6 per try) a thousand times a second for 10 minutes.
+// Else a stolen session could guess the pending seed's code (3 in 10^6) a thousand times a second.
 const MAX_WRONG_CONFIRMS = 5;
 
 interface Pending {
@@ -53,10 +45,6 @@ interface Pending {
  */
 export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void): TotpAccounts {
   const pending = new Map<string, Pending>();
-
-  const sweep = (nowMs: number): void => {
-    for (const [name, entry] of pending) if (entry.expiresAtMs <= nowMs) pending.delete(name);
-  };
 
   return {
     judge(totp, code, nowMs) {
@@ -81,10 +69,13 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
       return { ...totp, recoveryDigests: totp.recoveryDigests.filter((_, i) => i !== index) };
     },
     begin(user, nowMs) {
-      if (pending.size >= SWEEP_AT) sweep(nowMs);
-      const seed = newTotpSeed();
+      if (pending.size >= SWEEP_AT) {
+        for (const [name, entry] of pending) if (entry.expiresAtMs <= nowMs) pending.delete(name);
+      }
+      // RFC 4226 section 4 asks for at least 128 bits; 160, the HMAC-SHA-1 key size, is what apps expect.
+      const seed = randomBytes(20);
       pending.set(user.username, { seed, sessionKey: user.sessionKey, expiresAtMs: nowMs + PENDING_MS, wrongCodes: 0 });
-      return { secret: encodeBase32(seed), uri: otpauthUri(ISSUER, user.username, seed) };
+      return { secret: encodeBase32(seed), uri: otpauthUri('Gatehouse', user.username, seed) };
     },
     confirm(user, code, nowMs) {
       const entry = pending.get(user.username);

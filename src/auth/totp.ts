@@ -3,18 +3,15 @@ import { encodeBase32 } from './base32.js';
 
 // RFC 6238 with the parameters every authenticator app assumes (INTERFACE.md "Stored per
 // account"): HMAC-SHA-1, 6 digits, 30-second steps from the Unix epoch, one step of skew.
-export const TOTP_SEED_BYTES = 20;
-export const TOTP_DIGITS = 6;
-export const TOTP_STEP_SECONDS = 30;
-export const TOTP_SKEW_STEPS = 1;
+const TOTP_DIGITS = 6;
+const TOTP_STEP_SECONDS = 30;
 export const RECOVERY_CODE_COUNT = 10;
-
+const MAX_LABEL_CHARACTERS = 64;
+/** The longest text judged as a recovery code: dashes and spaces a person may type included. */
+const MAX_RECOVERY_INPUT_LENGTH = 64;
+export const RECOVERY_DIGEST_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 const CODE_FORMAT = /^\d{6}$/;
-
-/** A fresh 20-byte seed (RFC 4226 section 4 asks for at least 128 bits; 160 is the HMAC-SHA-1 block key size apps expect). */
-export function newTotpSeed(): Buffer {
-  return randomBytes(TOTP_SEED_BYTES);
-}
+const RECOVERY_FORMAT = /^[a-z2-7]{16}$/;
 
 /** RFC 4226 section 5.3: HOTP of `counter` with dynamic truncation, as `digits` decimal digits. */
 export function hotp(seed: Uint8Array, counter: number, digits: number = TOTP_DIGITS): string {
@@ -53,7 +50,7 @@ export function matchTotpStep(seed: Uint8Array, code: string, nowMs: number, las
   const received = Buffer.from(code, 'latin1');
   const current = totpStep(nowMs);
   let matched: number | undefined;
-  for (let step = current - TOTP_SKEW_STEPS; step <= current + TOTP_SKEW_STEPS; step++) {
+  for (let step = current - 1; step <= current + 1; step++) {
     if (step < 0) continue;
     const isEqual = timingSafeEqual(received, Buffer.from(hotp(seed, step), 'latin1'));
     if (isEqual && step > lastUsedStep && matched === undefined) matched = step;
@@ -75,29 +72,17 @@ export function otpauthUri(issuer: string, account: string, seed: Uint8Array): s
     `?secret=${encodeBase32(seed)}&issuer=${issuerPart}&algorithm=SHA1&digits=${TOTP_DIGITS}&period=${TOTP_STEP_SECONDS}`
   );
 }
-const MAX_LABEL_CHARACTERS = 64;
 
-// Recovery codes: 16 base32 characters (80 random bits) in four groups, `abcd-efgh-ijkl-mnop`.
-// 80 bits make a plain SHA-256 digest safe to store: no one reverses it by trying codes.
-const RECOVERY_GROUPS = 4;
-const RECOVERY_GROUP_LENGTH = 4;
-const RECOVERY_CODE_CHARACTERS = RECOVERY_GROUPS * RECOVERY_GROUP_LENGTH;
-/** The longest text judged as a recovery code: dashes and spaces a person may type included. */
-export const MAX_RECOVERY_INPUT_LENGTH = 64;
-const RECOVERY_FORMAT = /^[a-z2-7]{16}$/;
-export const RECOVERY_DIGEST_FORMAT = /^[A-Za-z0-9_-]{43}$/;
-
-/** Ten fresh recovery codes, to be shown once, with their digests, to be stored. */
+/**
+ * Ten fresh recovery codes, to be shown once, with their digests, to be stored. A code is 16
+ * base32 characters (80 random bits, so a plain SHA-256 digest cannot be reversed by trying
+ * codes) in four groups: `abcd-efgh-ijkl-mnop`.
+ */
 export function newRecoveryCodes(): { readonly codes: readonly string[]; readonly digests: readonly string[] } {
-  const codes: string[] = [];
-  for (let i = 0; i < RECOVERY_CODE_COUNT; i++) {
-    const text = encodeBase32(randomBytes(10)).toLowerCase().slice(0, RECOVERY_CODE_CHARACTERS);
-    const groups: string[] = [];
-    for (let g = 0; g < RECOVERY_GROUPS; g++) groups.push(text.slice(g * RECOVERY_GROUP_LENGTH, (g + 1) * RECOVERY_GROUP_LENGTH));
-    codes.push(groups.join('-'));
-  }
-  const digests = codes.map((code) => recoveryDigest(code) ?? '');
-  return { codes, digests };
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () =>
+    encodeBase32(randomBytes(10)).toLowerCase().replace(/(.{4})(?!$)/g, '$1-'),
+  );
+  return { codes, digests: codes.map((code) => recoveryDigest(code) ?? '') };
 }
 
 /**

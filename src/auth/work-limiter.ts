@@ -30,6 +30,9 @@ interface ClientQueue {
   readonly waiting: Waiting[];
 }
 
+/** Client -> its queue; insertion order is the order of turns. */
+type Ring = Map<string, ClientQueue>;
+
 /**
  * Bounds concurrent expensive work (scrypt) so a login storm queues instead of exhausting CPU and
  * memory. Per-client FIFO queues take turns, capped per client, per network and in total; a full
@@ -50,8 +53,8 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
   // and all others. A client served with work left, queueing a second task, or joined by another
   // of its network goes to the back of the others' ring. So a lone login waits behind at most one
   // task per other network with a single one waiting, whatever storm keeps the queue full.
-  const recentRing = new Map<string, ClientQueue>();
-  const freshRing = new Map<string, ClientQueue>();
+  const recentRing: Ring = new Map();
+  const freshRing: Ring = new Map();
   const queuedByNetwork = new Map<string, number>();
   const freshOfNetwork = new Map<string, string>();
   let arrivals = 0;
@@ -81,7 +84,7 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
 
   // Takes `client`'s oldest task to start it (the client, if it has more, goes to the back of the
   // busy ring) or its newest to refuse it (the client keeps its turn).
-  const take = (client: string, queue: ClientQueue, ring: Map<string, ClientQueue>, isStart: boolean): Waiting | undefined => {
+  const take = (client: string, queue: ClientQueue, ring: Ring, isStart: boolean): Waiting | undefined => {
     const item = isStart ? queue.waiting.shift() : queue.waiting.pop();
     queued--;
     countNetwork(queue.network, -1);
@@ -117,7 +120,7 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     }
     // The victim is the client with the most waiting (the newest task among equals).
     const isNetworkTurn = busiestNetworkLength > ownNetworkLength + 1;
-    let victim: [string, ClientQueue, Map<string, ClientQueue>] | undefined;
+    let victim: [string, ClientQueue, Ring] | undefined;
     for (const ring of [recentRing, freshRing]) {
       for (const [client, queue] of ring) {
         if (isNetworkTurn ? queue.network !== busiestNetwork : (queuedByNetwork.get(queue.network) ?? 0) <= ownNetworkLength) continue;
