@@ -16,15 +16,15 @@ import type { StoreFileSystem } from './file-system.js';
 
 export const USERS_FILE = 'users.json';
 /**
- * The newest format this version reads. Format 1 is the file as it was before accounts could
- * lack client settings or hold anything else: a file is still written as format 1 while every
- * account fits it, so an older Gatehouse keeps reading it. As soon as one account does not fit
- * (no `client`, or any field outside FORMAT_1_FIELDS), the file is written as format 2, which an
- * older Gatehouse refuses with "written by a newer Gatehouse", instead of reading a field it does
- * not know as corruption or dropping it on its next write.
+ * The newest format this version reads. A file is written as format 1 while every account fits
+ * it (has `client`, holds only FORMAT_1_FIELDS), so an older Gatehouse keeps reading it; else as
+ * format 2, which an older Gatehouse refuses ("written by a newer Gatehouse") instead of reading a
+ * field it does not know as corruption or dropping it on its next write.
  */
 export const USERS_FORMAT = 2;
 const FORMAT_1_FIELDS: ReadonlySet<string> = new Set(['username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey']);
+/** The order an account's fields are written in. */
+const WRITTEN_FIELDS = ['username', 'level', 'passwordHash', 'client', 'groups', 'tokens', 'credentialsChangedAt', 'sessionKey', 'totp', 'passkeys'] as const;
 
 const matching =
   (format: RegExp, what: string): Checker<string> =>
@@ -41,14 +41,9 @@ const checkStoredTotp = objectOf(
     lastUsedStep: integerIn(0, Number.MAX_SAFE_INTEGER),
     recoveryDigests: (input: unknown, path: string) => {
       if (!Array.isArray(input) || input.length > RECOVERY_CODE_COUNT) return fail(path, `must be an array of at most ${RECOVERY_CODE_COUNT} digests`);
-      const check = matching(RECOVERY_DIGEST_FORMAT, 'a recovery code digest');
-      const digests: string[] = [];
-      for (const [index, item] of input.entries()) {
-        const result = check(item, `${path}[${index}]`);
-        if (!result.ok) return result;
-        digests.push(result.value);
-      }
-      return pass(Object.freeze(digests) as readonly string[]);
+      const bad = input.findIndex((item) => typeof item !== 'string' || !RECOVERY_DIGEST_FORMAT.test(item));
+      if (bad !== -1) return fail(`${path}[${bad}]`, 'is not a recovery code digest');
+      return pass(Object.freeze([...(input as string[])]) as readonly string[]);
     },
   },
   { rejectUnknownKeys: true },
@@ -61,20 +56,14 @@ const checkStoredUser = objectOf(
     level: checkAccessLevel,
     passwordHash: (input: unknown, path: string) => {
       const result = stringOf({ minLength: 1, maxLength: 512 })(input, path);
-      if (result.ok && parsePasswordHash(result.value) === undefined) {
-        return { ok: false as const, problems: [{ path, message: 'is not a scrypt hash in our format' }] };
-      }
-      return result;
+      return result.ok && parsePasswordHash(result.value) === undefined ? fail(path, 'is not a scrypt hash in our format') : result;
     },
     // Optional since format 2: accounts made outside the Flood API need none.
     client: optional(checkClientSettings),
     groups: optional(checkStoredGroups),
     tokens: optional(checkStoredMachineTokens),
     credentialsChangedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
-    sessionKey: (input: unknown, path: string) =>
-      typeof input === 'string' && SESSION_KEY_FORMAT.test(input)
-        ? { ok: true as const, value: input }
-        : { ok: false as const, problems: [{ path, message: 'is not a session key' }] },
+    sessionKey: matching(SESSION_KEY_FORMAT, 'a session key'),
     totp: optional(checkStoredTotp),
     passkeys: optional(checkStoredPasskeys),
   },
@@ -140,19 +129,10 @@ interface Job {
   result?: unknown;
 }
 
-const serializeUser = (user: StoredUser): string =>
-  JSON.stringify({
-    username: user.username,
-    level: user.level,
-    passwordHash: user.passwordHash,
-    client: user.client,
-    groups: user.groups,
-    tokens: user.tokens,
-    credentialsChangedAt: user.credentialsChangedAt,
-    sessionKey: user.sessionKey,
-    totp: user.totp,
-    passkeys: user.passkeys,
-  });
+/** What a batch changes: a new or changed account by name, or null for a removed one. */
+type Changes = ReadonlyMap<string, StoredUser | null>;
+
+const serializeUser = (user: StoredUser): string => JSON.stringify(Object.fromEntries(WRITTEN_FIELDS.map((key) => [key, user[key]])));
 
 /** True when an account cannot be written as format 1: it lacks client settings or holds a newer field. */
 export function needsNewerFormat(user: StoredUser): boolean {
@@ -161,129 +141,161 @@ export function needsNewerFormat(user: StoredUser): boolean {
   return false;
 }
 
+/** The committed users, as the file holds them. */
+class CommittedUsers {
+  readonly users = new Map<string, StoredUser>();
+  // Each user's JSON is kept, so a write at 100,000 users re-serializes only what changed.
+  readonly #json = new Map<string, string>();
+  // How many accounts need format 2: the file is written as format 1 while none do.
+  #newerFormatCount = 0;
+
+  /** The file's text with `changes` applied; the changed users' JSON is left in `json` for takeIn. */
+  render(changes: Changes, json: Map<string, string>): string {
+    for (const [name, user] of changes) if (user !== null) json.set(name, serializeUser(user));
+    const parts: string[] = [];
+    for (const [name, text] of this.#json) {
+      // A changed user is written in its new form; a removed one has no entry there.
+      const replaced = changes.has(name) ? json.get(name) : text;
+      if (replaced !== undefined) parts.push(replaced);
+    }
+    for (const [name, text] of json) if (!this.users.has(name)) parts.push(text);
+    const format = this.#newerFormatCountAfter(changes) > 0 ? USERS_FORMAT : 1;
+    return `{"format":${format},"users":[\n${parts.join(',\n')}\n]}\n`;
+  }
+
+  /** Takes in changes the file shows now. */
+  takeIn(changes: Changes, json: ReadonlyMap<string, string> = new Map()): void {
+    this.#newerFormatCount = this.#newerFormatCountAfter(changes);
+    for (const [name, user] of changes) {
+      if (user === null) {
+        this.users.delete(name);
+        this.#json.delete(name);
+      } else {
+        this.users.set(name, user);
+        this.#json.set(name, json.get(name) ?? serializeUser(user));
+      }
+    }
+  }
+
+  #newerFormatCountAfter(changes: Changes): number {
+    let count = this.#newerFormatCount;
+    for (const [name, user] of changes) {
+      const before = this.users.get(name);
+      if (before !== undefined && needsNewerFormat(before)) count--;
+      if (user !== null && needsNewerFormat(user)) count++;
+    }
+    return count;
+  }
+}
+
+/** One batch's view: its changes over the committed users. A job that throws has its own changes undone. */
+class BatchView implements UserView {
+  readonly changes = new Map<string, StoredUser | null>();
+  size: number;
+  readonly #committed: ReadonlyMap<string, StoredUser>;
+  // What the running job changed: each name's entry in `changes` before the job (undefined: none).
+  readonly #undo = new Map<string, StoredUser | null | undefined>();
+
+  constructor(committed: ReadonlyMap<string, StoredUser>) {
+    this.#committed = committed;
+    this.size = committed.size;
+  }
+
+  /** Runs one job; if it throws, the view is as it was before it and the error is rethrown. */
+  run(apply: (view: UserView) => unknown): unknown {
+    const sizeBefore = this.size;
+    this.#undo.clear();
+    try {
+      return apply(this);
+    } catch (error) {
+      this.size = sizeBefore;
+      for (const [name, before] of this.#undo) {
+        if (before === undefined) this.changes.delete(name);
+        else this.changes.set(name, before);
+      }
+      throw error;
+    }
+  }
+
+  get(name: string): StoredUser | undefined {
+    const changed = this.changes.get(name);
+    return changed === undefined ? this.#committed.get(name) : (changed ?? undefined);
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  set(user: StoredUser): void {
+    this.#remember(user.username);
+    if (!this.has(user.username)) this.size++;
+    this.changes.set(user.username, user);
+  }
+
+  delete(name: string): void {
+    if (!this.has(name)) return;
+    this.#remember(name);
+    this.size--;
+    this.changes.set(name, null);
+  }
+
+  administratorCount(): number {
+    let count = 0;
+    for (const [name, user] of this.#committed) if (!this.changes.has(name) && isAdministrator(user.level)) count++;
+    for (const user of this.changes.values()) if (user !== null && isAdministrator(user.level)) count++;
+    return count;
+  }
+
+  #remember(name: string): void {
+    if (!this.#undo.has(name)) this.#undo.set(name, this.changes.get(name));
+  }
+}
+
 /** Loads (and fully validates) the users file, or starts empty when there is none. Throws StoreCorrupt, or StoreTooNew for a newer format. */
 export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promise<UserStore> {
   const path = join(dataDir, USERS_FILE);
-  const committed = new Map<string, StoredUser>();
-  // Each user's JSON is kept, so a write at 100,000 users re-serializes only what changed.
-  const serialized = new Map<string, string>();
-  // How many committed accounts need format 2: the file is written as format 1 while none do.
-  let newerFormatCount = 0;
-  for (const user of await readUsersFile(fs, path)) {
-    committed.set(user.username, user);
-    serialized.set(user.username, serializeUser(user));
-    if (needsNewerFormat(user)) newerFormatCount++;
-  }
-
+  const committed = new CommittedUsers();
+  committed.takeIn(new Map((await readUsersFile(fs, path)).map((user) => [user.username, user])));
   const pending: Job[] = [];
   let draining: Promise<void> | undefined;
   let isClosed = false;
   let version = 0;
 
+  /** Writes `changes` in one file write; memory follows what the file shows. Resolves to the failure, if any. */
+  async function write(changes: Changes): Promise<{ cause: unknown; isOnDisk: boolean } | undefined> {
+    const json = new Map<string, string>();
+    const document = committed.render(changes, json);
+    let failure: { cause: unknown; isOnDisk: boolean } | undefined;
+    try {
+      await writeFileAtomic(fs, path, Buffer.from(document, 'utf8'), { keepPrevious: true });
+    } catch (error) {
+      // RenamedButNotDurable: the new file is visible (rolling back failed) but may not survive a
+      // power cut: memory follows the file, and the change is not acknowledged.
+      failure = { cause: error, isOnDisk: error instanceof RenamedButNotDurable };
+      if (!failure.isOnDisk) return failure;
+    }
+    version++;
+    committed.takeIn(changes, json);
+    return failure;
+  }
+
+  /** Runs each job of a batch against one view, writes what they changed once, and settles them. */
   async function commitBatch(batch: Job[]): Promise<void> {
-    const overlay = new Map<string, StoredUser | null>();
-    let size = committed.size;
-    const lookup = (name: string): StoredUser | undefined => {
-      const changed = overlay.get(name);
-      return changed === undefined ? committed.get(name) : (changed ?? undefined);
-    };
+    const view = new BatchView(committed.users);
     const accepted: Job[] = [];
     for (const job of batch) {
-      const undo: Array<() => void> = [];
-      const remember = (name: string): void => {
-        const had = overlay.has(name);
-        const previous = overlay.get(name);
-        const previousSize = size;
-        undo.push(() => {
-          size = previousSize;
-          if (had) overlay.set(name, previous ?? null);
-          else overlay.delete(name);
-        });
-      };
-      const view: UserView = {
-        get: lookup,
-        has: (name) => lookup(name) !== undefined,
-        set(user) {
-          remember(user.username);
-          if (lookup(user.username) === undefined) size++;
-          overlay.set(user.username, user);
-        },
-        delete(name) {
-          if (lookup(name) === undefined) return;
-          remember(name);
-          size--;
-          overlay.set(name, null);
-        },
-        get size() {
-          return size;
-        },
-        administratorCount() {
-          let count = 0;
-          for (const [name, user] of committed) if (!overlay.has(name) && isAdministrator(user.level)) count++;
-          for (const user of overlay.values()) if (user !== null && isAdministrator(user.level)) count++;
-          return count;
-        },
-      };
       try {
-        job.result = job.apply(view);
+        job.result = view.run(job.apply);
         accepted.push(job);
       } catch (error) {
-        for (const step of undo.reverse()) step();
         job.reject(error);
       }
     }
-    if (accepted.length === 0) return;
-    if (overlay.size === 0) {
-      for (const job of accepted) job.resolve(job.result as never);
-      return;
-    }
-
-    const overlaySerialized = new Map<string, string>();
-    for (const [name, user] of overlay) if (user !== null) overlaySerialized.set(name, serializeUser(user));
-    const parts: string[] = [];
-    for (const [name, text] of serialized) {
-      // A changed user is written in its new form; a removed one has no entry there.
-      const replaced = overlay.has(name) ? overlaySerialized.get(name) : text;
-      if (replaced !== undefined) parts.push(replaced);
-    }
-    for (const [name, text] of overlaySerialized) if (!committed.has(name)) parts.push(text);
-    let nextNewerFormatCount = newerFormatCount;
-    for (const [name, user] of overlay) {
-      const before = committed.get(name);
-      if (before !== undefined && needsNewerFormat(before)) nextNewerFormatCount--;
-      if (user !== null && needsNewerFormat(user)) nextNewerFormatCount++;
-    }
-    const format = nextNewerFormatCount > 0 ? USERS_FORMAT : 1;
-    const document = `{"format":${format},"users":[\n${parts.join(',\n')}\n]}\n`;
-
-    let failure: unknown;
-    let isOnDisk = false;
-    try {
-      await writeFileAtomic(fs, path, Buffer.from(document, 'utf8'), { keepPrevious: true });
-      isOnDisk = true;
-    } catch (error) {
-      failure = error;
-      // The new file is visible (rolling back failed) but may not survive a power cut: memory
-      // follows the file, and the change is not acknowledged.
-      isOnDisk = error instanceof RenamedButNotDurable;
-    }
-    if (isOnDisk) {
-      version++;
-      newerFormatCount = nextNewerFormatCount;
-      for (const [name, user] of overlay) {
-        if (user === null) {
-          committed.delete(name);
-          serialized.delete(name);
-        } else {
-          committed.set(name, user);
-          serialized.set(name, overlaySerialized.get(name) ?? serializeUser(user));
-        }
-      }
-    }
+    const failure = view.changes.size === 0 ? undefined : await write(view.changes);
     for (const job of accepted) {
       if (failure === undefined) job.resolve(job.result as never);
-      else if (isOnDisk) job.reject(new StoreOutcomeUnknown({ cause: failure }));
-      else job.reject(new StoreWriteFailed({ cause: failure }));
+      else if (failure.isOnDisk) job.reject(new StoreOutcomeUnknown({ cause: failure.cause }));
+      else job.reject(new StoreWriteFailed({ cause: failure.cause }));
     }
   }
 
@@ -304,13 +316,13 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
 
   return {
     get size() {
-      return committed.size;
+      return committed.users.size;
     },
     get version() {
       return version;
     },
-    find: (username) => committed.get(username),
-    list: () => committed.values(),
+    find: (username) => committed.users.get(username),
+    list: () => committed.users.values(),
     change<T>(apply: (view: UserView) => T): Promise<T> {
       if (isClosed) return Promise.reject(new StoreClosed());
       return new Promise<T>((resolve, reject) => {
