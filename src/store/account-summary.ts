@@ -13,27 +13,14 @@ export interface AccountSummary {
   readonly tokens: number;
 }
 
-// Read by name so each stored field counts here the moment it exists in StoredUser: the second
-// factors are stored by their own modules. An enrolment still pending confirmation is not a
-// second factor in force, so `totp` reads `confirmed` when the stored value has one.
+/** The summary of `user`; a stored TOTP is always a confirmed one (a pending set-up lives in memory). */
 export function accountSummaryOf(user: StoredUser): AccountSummary {
-  const fields = user as unknown as Readonly<Record<string, unknown>>;
   return {
     username: user.username,
     level: user.level,
     groups: user.groups ?? [],
-    totp: isInForce(fields['totp']),
-    passkeys: countOf(fields['passkeys']),
-    tokens: countOf(fields['tokens']),
+    totp: user.totp !== undefined,
+    passkeys: user.passkeys?.length ?? 0,
+    tokens: user.tokens?.length ?? 0,
   };
-}
-
-function isInForce(totp: unknown): boolean {
-  if (typeof totp !== 'object' || totp === null) return false;
-  const confirmed = (totp as Readonly<Record<string, unknown>>)['confirmed'];
-  return confirmed === undefined || confirmed === true;
-}
-
-function countOf(list: unknown): number {
-  return Array.isArray(list) ? list.length : 0;
 }

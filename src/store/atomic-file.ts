@@ -129,3 +129,13 @@ export async function syncDirectory(fs: StoreFileSystem, dir: string): Promise<v
 export function isErrorCode(error: unknown, code: string): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
+
+/** What `operation` resolves to, or undefined when the file it names does not exist (ENOENT). */
+export async function unlessMissing<T>(operation: Promise<T>): Promise<T | undefined> {
+  try {
+    return await operation;
+  } catch (error) {
+    if (isErrorCode(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+}

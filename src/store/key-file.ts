@@ -1,4 +1,4 @@
-import { readSmallFile, SmallFileRefused } from './small-file.js';
+import { octalMode, readSmallFile, SmallFileRefused, whoElseMayWrite } from './small-file.js';
 
 /** How a key file is named in messages and what someone who could swap or read it could do. */
 export interface KeyFileRules {
@@ -32,11 +32,12 @@ export async function readKeyFile(path: string, rules: KeyFileRules): Promise<Bu
   }
   const { stats } = file;
   const { uid } = rules;
-  if (uid !== undefined && stats.uid !== 0 && stats.uid !== uid) {
+  const mode = octalMode(stats.mode);
+  const problem = whoElseMayWrite(stats, uid, true);
+  if (problem === 'owner') {
     throw rules.refuse(`${rules.label} belongs to uid ${stats.uid}, neither root nor the uid Gatehouse runs as (${uid}): its owner could ${rules.swapHarm}. Give it to Gatehouse's uid or to root (chown ${uid} ${path}, or chown root ${path}), or run Gatehouse as uid ${stats.uid}.`);
   }
-  const mode = (stats.mode & 0o777).toString(8).padStart(4, '0');
-  if ((stats.mode & 0o022) !== 0) throw rules.refuse(`${rules.label} is writable by group or others (mode ${mode}), who could ${rules.swapHarm}: chmod 0600 ${path} (or 0400).`);
+  if (problem === 'writable') throw rules.refuse(`${rules.label} is writable by group or others (mode ${mode}), who could ${rules.swapHarm}: chmod 0600 ${path} (or 0400).`);
   if ((stats.mode & 0o044) !== 0) rules.warn(`${rules.label} is readable by group or others (mode ${mode}): anyone who reads it can ${rules.readHarm}; chmod 0600 ${path} unless this is a container secret only Gatehouse sees`);
   return file.bytes;
 }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync, readlinkSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { isErrorCode } from './atomic-file.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isPlainObject } from '../validate/check.js';
+import { isErrorCode, unlessMissing } from './atomic-file.js';
 
 export const LOCK_FILE = 'gatehouse.lock';
 const LOCK_FORMAT = 2;
@@ -12,10 +13,9 @@ const LOCK_FORMAT = 2;
 const STALE_TAKEOVER_MS = 10_000;
 
 /**
- * The lease: the holder rewrites the lock file every `renewEveryMs`; a lock not renewed for
- * `expiryMs` is stale and may be taken over. The holder itself counts its lease lost sooner
- * (after `expiryMs - 2 * renewEveryMs` without a successful renewal), so it has stopped writing
- * before anyone else may judge the lease stale. `pollMs`: how often a starter looks while it waits.
+ * The lease: the holder rewrites the lock every `renewEveryMs`; one not renewed for `expiryMs` is
+ * stale. The holder counts it lost after `expiryMs - 2 * renewEveryMs`, so it has stopped writing
+ * before anyone may judge it stale. `pollMs`: how often a starter looks while it waits.
  */
 export interface LeaseTiming {
   readonly renewEveryMs: number;
@@ -52,14 +52,12 @@ interface LockRecord {
 
 export class DataDirLocked extends Error {
   readonly code = 'DATA_DIR_LOCKED';
-  readonly pid: number;
-  constructor(dir: string, holder: string, pid: number, isLegacy = false) {
+  constructor(dir: string, holder: string, legacyPid: number | undefined) {
     super(
-      isLegacy
-        ? `The data directory ${dir} holds ${holder}, and pid ${pid} is running here. Stop that Gatehouse first. A format 1 lock has no lease, so it is not taken over while that pid lives: if no older Gatehouse runs (the pid is another program's), remove ${join(dir, LOCK_FILE)}.`
+      legacyPid !== undefined
+        ? `The data directory ${dir} holds ${holder}, and pid ${legacyPid} is running here. Stop that Gatehouse first. A format 1 lock has no lease, so it is not taken over while that pid lives: if no older Gatehouse runs (the pid is another program's), remove ${join(dir, LOCK_FILE)}.`
         : `The data directory ${dir} is in use by ${holder}. Stop it first (offline commands refuse while a service runs). A holder that stops renewing its lease (killed, or its host gone) is taken over once the lease has not been renewed for ${DEFAULT_LEASE.expiryMs / 1000} s, with nothing to remove by hand.`,
     );
-    this.pid = pid;
   }
 }
 
@@ -90,9 +88,7 @@ export interface LockOptions {
   readonly identity?: HolderIdentity;
   /** Wall clock in milliseconds since the epoch (tests). */
   readonly now?: () => number;
-  /** This kernel's boot clock in milliseconds (/proc/uptime, CLOCK_BOOTTIME); undefined where there is none (tests). */
-  readonly bootClock?: () => number | undefined;
-  /** Aborts the wait for a lock (a stop requested meanwhile): lockDataDir rejects with the signal's reason, holding nothing. */
+  /** Aborts the wait for a lock: lockDataDir rejects with the signal's reason, holding nothing. */
   readonly signal?: AbortSignal | undefined;
   /** Called once when the starter waits for a lease that looks live but may be stale. */
   readonly onWait?: (message: string) => void;
@@ -102,21 +98,16 @@ export interface LockOptions {
 const heldHere = new Set<string>();
 
 /**
- * Takes the data directory for this process: one writer only, across processes, PID namespaces
- * (containers) and hosts sharing the volume. The lock file is created whole under an exclusive
- * random temp name and holds a random nonce, host, pid, boot id, pid namespace and lease time;
- * the lease is renewed every `renewEveryMs` on an unref'd timer. A lock found is stale at once
- * when its holder ran under our kernel and pid namespace and its pid is gone, or (same kernel,
- * another pid namespace) its lease is older than `expiryMs` by the kernel's boot clock (never by
- * the wall clock, which steps); otherwise the starter watches it: renewed means live
- * (DataDirLocked), unchanged for `expiryMs` means stale and it is taken over.
+ * Takes the data directory for this process: one writer across processes, PID namespaces and
+ * hosts sharing the volume, by a lease renewed on an unref'd timer (SECURITY.md, "data-directory
+ * lock"). Throws DataDirLocked while another holder is live; rejects with `signal`'s reason.
  */
 export async function lockDataDir(dir: string, options: LockOptions): Promise<DataDirLock> {
   const timing = options.timing ?? DEFAULT_LEASE;
   if (!(timing.expiryMs >= 3 * timing.renewEveryMs && timing.renewEveryMs > 0 && timing.pollMs > 0)) throw new TypeError('the lease expiry must be at least three renewal periods');
   const identity = options.identity ?? ownIdentity();
   const now = options.now ?? Date.now;
-  const bootClock = options.bootClock ?? readBootClock;
+  const judgeNow = (seen: SeenLock): Verdict => judge(seen, identity, readBootClock(), timing);
   const path = join(dir, LOCK_FILE);
   const nonce = randomBytes(16).toString('hex');
   const startedAt = new Date(now()).toISOString();
@@ -131,7 +122,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
       pidNamespace: identity.pidNamespace ?? null,
       startedAt,
       renewedAt: new Date(now()).toISOString(),
-      renewedBootMs: bootClock() ?? null,
+      renewedBootMs: readBootClock() ?? null,
     };
     return `${JSON.stringify(record)}\n`;
   };
@@ -142,33 +133,25 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
   let replacedNonce: string | undefined;
   while (performance.now() < giveUpAt) {
     options.signal?.throwIfAborted();
-    if (await createWhole(dir, path, content())) {
+    if (await placeWhole(dir, path, content(), 'link')) {
       heldHere.add(nonce);
       await removeOldLockTemps(dir, now(), timing.expiryMs);
       return holdLease({ dir, path, nonce, timing, content, now, replacedNonce });
     }
     const seen = await readLockFile(path);
     if (seen === undefined) continue; // released meanwhile: try again
-    let verdict = judge(seen, identity, bootClock(), timing);
+    let verdict: Verdict | 'changed' = judgeNow(seen);
     if (verdict === 'unsure') {
-      if (!hasAnnouncedWait) {
-        hasAnnouncedWait = true;
-        const unless = seen.record === undefined ? 'if it does not change' : 'if its lease is not renewed';
-        options.onWait?.(`waiting up to ${Math.ceil(timing.expiryMs / 1000)} s for the lock on ${dir}, held by ${describeHolder(seen, identity, now())}: it is taken over ${unless}`);
-      }
-      const watched = await watch(path, seen, identity, bootClock, timing, options.signal);
-      if (watched.outcome === 'changed') {
-        const next = watched.next;
-        if (next !== undefined && next.record !== undefined && next.record.nonce === seen.record?.nonce) verdict = 'live';
-        else continue; // released or replaced: look again
-      } else {
-        verdict = 'stale';
-      }
+      const unless = seen.record === undefined ? 'if it does not change' : 'if its lease is not renewed';
+      if (!hasAnnouncedWait) options.onWait?.(`waiting up to ${Math.ceil(timing.expiryMs / 1000)} s for the lock on ${dir}, held by ${describeHolder(seen, identity, now())}: it is taken over ${unless}`);
+      hasAnnouncedWait = true;
+      verdict = await watch(path, seen, judgeNow, timing, options.signal);
+      if (verdict === 'changed') continue; // released or replaced: look again
     }
     options.signal?.throwIfAborted();
     if (verdict === 'live') {
       const latest = (await readLockFile(path)) ?? seen;
-      throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.record?.pid ?? latest.legacyPid ?? 0, latest.record === undefined && latest.legacyPid !== undefined);
+      throw new DataDirLocked(dir, describeHolder(latest, identity, now()), latest.legacyPid);
     }
     replacedNonce = seen.record?.nonce;
     await takeOver(dir, path, seen.text);
@@ -211,32 +194,20 @@ function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefin
   return 'unsure';
 }
 
-/** Watches a lock that may be live: 'changed' as soon as its content changes, 'stale' once it has not for an expiry. */
-async function watch(path: string, seen: SeenLock, ours: HolderIdentity, bootClock: () => number | undefined, timing: LeaseTiming, signal: AbortSignal | undefined): Promise<{ outcome: 'changed'; next: SeenLock | undefined } | { outcome: 'stale' }> {
+/**
+ * Watches a lock that may be live: 'live' once it is renewed (same nonce), 'changed' once it is
+ * released or replaced, 'stale' once it has not changed for an expiry.
+ */
+async function watch(path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal: AbortSignal | undefined): Promise<Verdict | 'changed'> {
   const until = performance.now() + timing.expiryMs;
   while (performance.now() < until) {
-    await sleep(timing.pollMs, signal);
+    // Rejects at once with the signal's reason when a stop is requested meanwhile.
+    await sleep(timing.pollMs, undefined, { signal }).catch(() => signal?.throwIfAborted());
     const next = await readLockFile(path);
-    if (next === undefined || next.text !== seen.text) return { outcome: 'changed', next };
-    if (judge(next, ours, bootClock(), timing) === 'stale') return { outcome: 'stale' };
+    if (next === undefined || next.text !== seen.text) return next?.record !== undefined && next.record.nonce === seen.record?.nonce ? 'live' : 'changed';
+    if (judgeNow(next) === 'stale') return 'stale';
   }
-  return { outcome: 'stale' };
-}
-
-/** Waits `ms`, or rejects with the signal's reason as soon as it is aborted. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    if (signal?.aborted === true) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  return 'stale';
 }
 
 /**
@@ -253,18 +224,19 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
   let lastError: unknown;
   let renewing: Promise<void> = Promise.resolve();
   let announceLost: (lost: DataDirLockLost) => void = () => undefined;
-  const lost = new Promise<DataDirLockLost>((resolve) => {
-    announceLost = resolve;
-  });
+  const lost = new Promise<DataDirLockLost>((resolve) => (announceLost = resolve));
   // CLOCK_MONOTONIC (performance.now) stops during a system suspend; the wall clock does not
   // (and is stepped back to the truth after one): both must say fresh. A forward wall-clock step
   // past the self-expiry therefore also counts the lease lost, since the two cannot be told apart.
   const isFresh = (): boolean => performance.now() - renewedAt < selfExpiryMs && now() - renewedWall < selfExpiryMs;
-  const lose = (reason: string): void => {
-    if (state !== 'held') return;
-    state = 'lost';
+  const stop = (next: 'lost' | 'released'): void => {
     clearInterval(timer);
     heldHere.delete(nonce);
+    state = next;
+  };
+  const lose = (reason: string): void => {
+    if (state !== 'held') return;
+    stop('lost');
     announceLost(new DataDirLockLost(dir, reason));
   };
   const renew = async (): Promise<void> => {
@@ -283,7 +255,7 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
       if (seen === undefined) return lose(`the lock file ${path} was removed by someone else`);
       const isLateRenewal = replacedNonce !== undefined && seen.record?.nonce === replacedNonce;
       if (seen.record?.nonce !== nonce && !isLateRenewal) return lose(`another process took the lock over: ${describeHolder(seen, undefined, Date.now())}`);
-      await replaceWhole(dir, path, content());
+      await placeWhole(dir, path, content(), 'rename');
       renewedAt = startedAt;
       renewedWall = startedWall;
     } catch (error) {
@@ -295,50 +267,38 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
   }, timing.renewEveryMs);
   // Renewal never keeps the process alive: a stopped service exits without waiting for it.
   timer.unref();
-  const stop = (): void => {
-    clearInterval(timer);
-    heldHere.delete(nonce);
-    state = 'released';
-  };
   return {
     isHeld: () => state === 'held' && isFresh(),
     lost,
     async release() {
       if (state === 'released') return;
       const wasHeld = state === 'held' && isFresh();
-      stop();
+      stop('released');
       await renewing;
       // A lease that ran out may already be another holder's file, whatever it holds now.
       if (!wasHeld) return;
       const seen = await readLockFile(path).catch(() => undefined);
       if (seen?.record?.nonce === nonce) await fs.unlink(path).catch(() => undefined);
     },
-    abandon: stop,
+    abandon: () => stop('released'),
   };
 }
 
-/** Links a fully written temp file into place: false when a lock already exists. */
-async function createWhole(dir: string, path: string, content: string): Promise<boolean> {
-  const temp = await writeTemp(dir, content);
+/**
+ * Writes `content` to a new temp file, then links it into place (false when a lock exists: a lock
+ * is never seen empty) or renames it over the lock (a reader sees the old lease or the new one).
+ */
+async function placeWhole(dir: string, path: string, content: string, how: 'link' | 'rename'): Promise<boolean> {
+  const temp = lockTempName(dir);
+  await fs.writeFile(temp, content, { flag: 'wx', mode: 0o600 });
   try {
-    await fs.link(temp, path);
+    await fs[how](temp, path);
     return true;
   } catch (error) {
-    if (isErrorCode(error, 'EEXIST')) return false;
+    if (how === 'link' && isErrorCode(error, 'EEXIST')) return false;
     throw error;
   } finally {
-    await fs.unlink(temp).catch(() => undefined);
-  }
-}
-
-/** Renames a fully written temp file over the lock: a reader sees the old lease or the new one, never a torn one. */
-async function replaceWhole(dir: string, path: string, content: string): Promise<void> {
-  const temp = await writeTemp(dir, content);
-  try {
-    await fs.rename(temp, path);
-  } catch (error) {
-    await fs.unlink(temp).catch(() => undefined);
-    throw error;
+    await fs.unlink(temp).catch(() => undefined); // after a rename it is gone already
   }
 }
 
@@ -346,10 +306,8 @@ async function replaceWhole(dir: string, path: string, content: string): Promise
 // symbolic link included): nothing planted in the directory can redirect this write.
 const LOCK_TEMP = /^\.gatehouse\.lock\.[0-9a-f]{32}\.tmp$/;
 
-async function writeTemp(dir: string, content: string): Promise<string> {
-  const temp = join(dir, `.${LOCK_FILE}.${randomBytes(16).toString('hex')}.tmp`);
-  await fs.writeFile(temp, content, { flag: 'wx', mode: 0o600 });
-  return temp;
+function lockTempName(dir: string): string {
+  return join(dir, `.${LOCK_FILE}.${randomBytes(16).toString('hex')}.tmp`);
 }
 
 /** Temp files of a lock writer that died between creating and linking them. */
@@ -376,19 +334,15 @@ async function takeOver(dir: string, path: string, staleContent: string): Promis
     if (!isErrorCode(error, 'EEXIST')) throw error;
     const stats = await fs.lstat(takeover).catch(() => undefined);
     if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_TAKEOVER_MS) await fs.unlink(takeover).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     return;
   }
   try {
     if ((await readLockFile(path))?.text !== staleContent) return;
     // Named like a lock temp file: one left by a crash here is removed once old (removeOldLockTemps).
-    const grave = join(dir, `.${LOCK_FILE}.${randomBytes(16).toString('hex')}.tmp`);
-    try {
-      await fs.rename(path, grave);
-    } catch (error) {
-      if (isErrorCode(error, 'ENOENT')) return;
-      throw error;
-    }
+    const grave = lockTempName(dir);
+    const isMoved = await unlessMissing(fs.rename(path, grave).then(() => true));
+    if (isMoved === undefined) return; // released meanwhile
     const moved = await fs.readFile(grave, 'utf8').catch(() => undefined);
     // Not what we judged stale: a holder's live lock. Put it back; if a newer lock exists already,
     // link fails and the displaced holder sees another nonce at its next renewal and stops.
@@ -400,13 +354,8 @@ async function takeOver(dir: string, path: string, staleContent: string): Promis
 }
 
 async function readLockFile(path: string): Promise<SeenLock | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await fs.open(path, 'r');
-  } catch (error) {
-    if (isErrorCode(error, 'ENOENT')) return undefined;
-    throw error;
-  }
+  const handle = await unlessMissing(fs.open(path, 'r'));
+  if (handle === undefined) return undefined;
   try {
     // Read through one handle: text and mtime are of the same file even if it is replaced meanwhile.
     const [text, stats] = [await handle.readFile('utf8'), await handle.stat()];
@@ -416,23 +365,34 @@ async function readLockFile(path: string): Promise<SeenLock | undefined> {
   }
 }
 
-function parseLock(text: string): { record: LockRecord | undefined; legacyPid: number | undefined } {
-  let parsed: unknown;
+const isPid = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0;
+const isText = (value: unknown): boolean => typeof value === 'string';
+const isTextOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
+/** Format 2's fields, checked; `renewedBootMs` is absent from leases written before it was added. */
+const RECORD_CHECKS: ReadonlyArray<readonly [keyof LockRecord, (value: unknown) => boolean]> = [
+  ['format', (value) => value === LOCK_FORMAT],
+  ['nonce', isText],
+  ['purpose', isText],
+  ['host', isText],
+  ['pid', isPid],
+  ['bootId', isTextOrNull],
+  ['pidNamespace', isTextOrNull],
+  ['startedAt', isText],
+  ['renewedAt', isText],
+  ['renewedBootMs', (value) => value === undefined || value === null || Number.isFinite(value)],
+];
+
+function parseLock(text: string): Pick<SeenLock, 'record' | 'legacyPid'> {
+  let value: unknown;
   try {
-    parsed = JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
-    return { record: undefined, legacyPid: undefined };
+    value = undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return { record: undefined, legacyPid: undefined };
-  const value = parsed as Record<string, unknown>;
+  if (!isPlainObject(value)) return { record: undefined, legacyPid: undefined };
+  if (RECORD_CHECKS.every(([key, check]) => check(value[key]))) return { record: value as unknown as LockRecord, legacyPid: undefined };
   const pid = value['pid'];
-  const isPid = typeof pid === 'number' && Number.isInteger(pid) && pid > 0;
-  const strings = ['nonce', 'purpose', 'host', 'startedAt', 'renewedAt'].every((key) => typeof value[key] === 'string');
-  const optional = ['bootId', 'pidNamespace'].every((key) => value[key] === null || typeof value[key] === 'string');
-  const bootMs = value['renewedBootMs'];
-  const isBootMs = bootMs === undefined || bootMs === null || (typeof bootMs === 'number' && Number.isFinite(bootMs));
-  if (value['format'] === LOCK_FORMAT && isPid && strings && optional && isBootMs) return { record: value as unknown as LockRecord, legacyPid: undefined };
-  return { record: undefined, legacyPid: isPid && Object.keys(value).length === 1 ? pid : undefined };
+  return { record: undefined, legacyPid: isPid(pid) && Object.keys(value).length === 1 ? pid : undefined };
 }
 
 /** "Gatehouse (serve) on host h, pid 1 in another PID namespace, lease last renewed ... (3 s ago)". */

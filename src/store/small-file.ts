@@ -17,12 +17,7 @@ export class SmallFileRefused extends Error {
  * then refused as not a regular file). Throws SmallFileRefused.
  */
 export async function readSmallFile(path: string, maxBytes: number): Promise<{ bytes: Buffer; stats: Stats }> {
-  let handle;
-  try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw new SmallFileRefused(`cannot be read (${codeOf(error)})`, codeOf(error));
-  }
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch(refuseUnreadable);
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new SmallFileRefused('is not a regular file');
@@ -37,13 +32,28 @@ export async function readSmallFile(path: string, maxBytes: number): Promise<{ b
     return { bytes: buffer.subarray(0, length), stats };
   } catch (error) {
     if (error instanceof SmallFileRefused) throw error;
-    throw new SmallFileRefused(`cannot be read (${codeOf(error)})`, codeOf(error));
+    refuseUnreadable(error);
   } finally {
     await handle.close();
   }
 }
 
-function codeOf(error: unknown): string {
+function refuseUnreadable(error: unknown): never {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? code : 'unreadable';
+  const known = typeof code === 'string' ? code : 'unreadable';
+  throw new SmallFileRefused(`cannot be read (${known})`, known);
+}
+
+/**
+ * The rule for a file (or directory) that only Gatehouse may change: 'owner' when it belongs to a
+ * uid other than `uid` (root allowed where `mayRootOwn`), 'writable' when group or others may write it.
+ */
+export function whoElseMayWrite(stats: Stats, uid: number | undefined, mayRootOwn: boolean): 'owner' | 'writable' | undefined {
+  if (uid !== undefined && stats.uid !== uid && !(mayRootOwn && stats.uid === 0)) return 'owner';
+  return (stats.mode & 0o022) !== 0 ? 'writable' : undefined;
+}
+
+/** A mode's permission bits as `chmod` takes them: "0640". */
+export function octalMode(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, '0');
 }
