@@ -38,50 +38,39 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   if (!announcesBody(req)) return undefined;
   const contentType = req.headers['content-type'];
   if (contentType === undefined || !isJsonContentType(contentType)) throw new UnsupportedMediaType();
-  if (isDeclaredTooLarge(req, maxBytes)) throw new BodyTooLarge(maxBytes);
   const chunks: Buffer[] = [];
-  const received = await receive(req, maxBytes, chunks);
+  const received = await receiveBody(req, maxBytes, chunks);
   return parseJson(decodeUtf8(Buffer.concat(chunks, received)));
 }
 
 /**
- * Reads a body no one wants to its end and drops it, never more than `maxBytes`. Throws
- * BodyTooLarge (declared, or as soon as the cap is crossed) or ClientAborted.
+ * Reads the body to its end, keeping its chunks in `chunks` when given; resolves with the byte count.
+ * Throws BodyTooLarge (declared, or as soon as `maxBytes` is crossed, reading no further) or ClientAborted.
  */
-export async function discardBody(req: IncomingMessage, maxBytes: number): Promise<void> {
-  if (isDeclaredTooLarge(req, maxBytes)) throw new BodyTooLarge(maxBytes);
-  await receive(req, maxBytes, undefined);
-}
-
-/** Reads the body to its end, keeping the chunks in `chunks` when given; resolves with the byte count. */
-function receive(req: IncomingMessage, maxBytes: number, chunks: Buffer[] | undefined): Promise<number> {
+export function receiveBody(req: IncomingMessage, maxBytes: number, chunks?: Buffer[]): Promise<number> {
+  if (isDeclaredTooLarge(req, maxBytes)) return Promise.reject(new BodyTooLarge(maxBytes));
   return new Promise((resolve, reject) => {
     let received = 0;
-    const cleanup = (): void => {
+    const settle = (error: Error | undefined): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onAbort);
       req.off('close', onAbort);
+      if (error === undefined) resolve(received);
+      else reject(error);
     };
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
-      if (received > maxBytes) {
-        // Stop reading at once; the error answer closes the connection (http/body-policy.ts).
-        cleanup();
-        req.pause();
-        reject(new BodyTooLarge(maxBytes));
+      if (received <= maxBytes) {
+        chunks?.push(chunk);
         return;
       }
-      chunks?.push(chunk);
+      // Stop reading at once; the error answer closes the connection (http/body-policy.ts).
+      req.pause();
+      settle(new BodyTooLarge(maxBytes));
     };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(received);
-    };
-    const onAbort = (): void => {
-      cleanup();
-      reject(new ClientAborted());
-    };
+    const onEnd = (): void => settle(undefined);
+    const onAbort = (): void => settle(new ClientAborted());
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onAbort);
@@ -104,23 +93,18 @@ export function parseJson(text: string): unknown {
   } catch {
     throw new InvalidJson();
   }
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  while (stack.length > 0) {
-    const { value: node, depth } = stack.pop() ?? { value: null, depth: 0 };
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= MAX_JSON_DEPTH) throw new InvalidJson('The body is nested too deeply.');
-    if (Array.isArray(node)) {
-      for (const item of node) stack.push({ value: item, depth: depth + 1 });
-      continue;
-    }
-    const record = node as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (key === '__proto__') throw new InvalidJson('The body contains a forbidden key.');
-      if (key === 'constructor' && typeof record[key] === 'object' && record[key] !== null && Object.hasOwn(record[key], 'prototype')) {
-        throw new InvalidJson('The body contains a forbidden key.');
-      }
-      stack.push({ value: record[key], depth: depth + 1 });
-    }
-  }
+  refuseForbidden(value, 0);
   return value;
+}
+
+function refuseForbidden(node: unknown, depth: number): void {
+  if (typeof node !== 'object' || node === null) return;
+  if (depth >= MAX_JSON_DEPTH) throw new InvalidJson('The body is nested too deeply.');
+  const entries = Object.entries(node);
+  for (const [key, value] of entries) {
+    const isPrototype = key === 'constructor' && value instanceof Object && Object.hasOwn(value, 'prototype');
+    if (key === '__proto__' || isPrototype) throw new InvalidJson('The body contains a forbidden key.');
+  }
+  // Last to first: a body with two faults keeps the message it always had.
+  for (let i = entries.length - 1; i >= 0; i -= 1) refuseForbidden(entries[i]?.[1], depth + 1);
 }

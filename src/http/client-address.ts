@@ -19,45 +19,39 @@ export function normalizeAddress(address: string): string {
 }
 
 /**
- * The key a client address is throttled under: IPv4 as is, IPv6 by its /64, since one host
- * commonly holds a whole /64 and could otherwise rotate through endless addresses. Anything
- * else (an unparseable X-Forwarded-For hop kept as text) is a bucket of its own.
+ * The key a client address is throttled under: IPv4 as is, IPv6 by its /64 (one host commonly holds
+ * a whole /64 to rotate through). Anything else (an unparseable X-Forwarded-For hop) is its own bucket.
  */
 export function throttleKeyOf(address: string): string {
   if (isIP(address) !== 6) return address;
   const [head = '', tail = ''] = address.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   const tailGroups = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups] : headGroups;
+  const zeros = Array<string>(8 - headGroups.length - tailGroups.length).fill('0');
+  const groups = address.includes('::') ? [...headGroups, ...zeros, ...tailGroups] : headGroups;
   return `${groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
-/** The longest unparseable X-Forwarded-For hop kept as a client key; longer ones are cut. */
-export const MAX_RAW_HOP_LENGTH = 64;
-
 /**
- * One trimmed, non-empty X-Forwarded-For hop as a client address: `203.0.113.9:4711` gives
- * 203.0.113.9, `[2001:db8::5]:4711` and `[2001:db8::5]` give 2001:db8::5, IPv4-mapped is
- * normalized. Anything else (`unknown`, RFC 7239's `_hidden`, garbage) is keyed on its own
- * text: at most MAX_RAW_HOP_LENGTH characters, each outside printable ASCII replaced by `?`,
- * so it is one bucket of its own, safe in a log line, and never the proxy's address.
+ * One trimmed, non-empty X-Forwarded-For hop as a client address (`203.0.113.9:4711`, `[2001:db8::5]:4711`
+ * and `[2001:db8::5]` lose port and brackets). Anything else (`unknown`, RFC 7239's `_hidden`) is keyed on
+ * its own text, at most 64 characters, each outside printable ASCII as `?`: safe in a log line, never the proxy.
  */
 export function parseHop(text: string): string {
   if (isIP(text) !== 0) return normalizeAddress(text);
   const split = splitHostPort(text);
   // A hop's port, when it has a colon, is not empty: `203.0.113.9:` is keyed on its text.
   if (split !== undefined && split.port !== '' && (split.isBracketed || isIP(split.host) === 4)) return normalizeAddress(split.host);
-  return text.slice(0, MAX_RAW_HOP_LENGTH).replace(/[^\x20-\x7e]/g, '?');
+  return text.slice(0, 64).replace(/[^\x20-\x7e]/g, '?');
 }
 
 /** Parses `--trust-proxy` entries (addresses or CIDRs); throws TypeError on a bad entry. */
 export function createProxyTrust(entries: readonly string[]): ProxyTrust {
   const trusted = new BlockList();
   for (const entry of entries) {
-    const parts = entry.split('/');
-    const [address = '', prefix] = parts;
+    const [address = '', prefix, extra] = entry.split('/');
     const family = isIP(address);
-    if (family === 0 || parts.length > 2) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    if (family === 0 || extra !== undefined) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or CIDR`);
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (prefix === undefined) {
       trusted.addAddress(address, type);
@@ -67,69 +61,59 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
       trusted.addSubnet(address, bits, type);
     }
   }
-  const isTrusted = (address: string): boolean => {
-    const family = isIP(address);
-    return family !== 0 && trusted.check(address, family === 4 ? 'ipv4' : 'ipv6');
-  };
   const socketAddress = (req: IncomingMessage): string => normalizeAddress(req.socket.remoteAddress ?? '');
+  const isProxy = (address: string): boolean => entries.length > 0 && isListed(trusted, address);
+  // In a list header the last value is the one our proxy wrote; earlier ones came from the client.
+  const lastFromProxy = (req: IncomingMessage, name: 'x-forwarded-proto' | 'x-forwarded-host'): string => {
+    const value = req.headers[name];
+    if (typeof value !== 'string' || !isProxy(socketAddress(req))) return '';
+    return value.slice(value.lastIndexOf(',') + 1).trim();
+  };
 
   return {
     clientAddress(req) {
       let address = socketAddress(req);
-      if (entries.length === 0 || !isTrusted(address)) return address;
+      if (!isProxy(address)) return address;
       const forwarded = req.headers['x-forwarded-for'];
       if (typeof forwarded !== 'string') return address;
-      // Walk from the nearest hop back; the first hop we do not trust is the client, whatever
-      // it is: an unparseable hop cannot be trusted, and walking past it would reach hops the
-      // client wrote itself.
+      // Walk from the nearest hop back; the first hop we do not trust is the client, whatever it is
+      // (walking past an unparseable hop would reach hops the client wrote itself).
       const hops = forwarded.split(',');
       for (let i = hops.length - 1; i >= 0; i--) {
         const text = (hops[i] ?? '').trim();
         if (text === '') continue;
-        const hop = parseHop(text);
-        address = hop;
-        if (!isTrusted(hop)) return hop;
+        address = parseHop(text);
+        if (!isProxy(address)) return address;
       }
       return address;
     },
     isTrustedPeer(req) {
       const address = socketAddress(req);
-      return isLoopbackAddress(address) || (entries.length > 0 && isTrusted(address));
+      return isLoopbackAddress(address) || isProxy(address);
     },
-    isForwardedHttps(req) {
-      if (entries.length === 0 || !isTrusted(socketAddress(req))) return false;
-      const proto = req.headers['x-forwarded-proto'];
-      // The last value is the one our proxy wrote; earlier ones came from the client.
-      return typeof proto === 'string' && proto.split(',').pop()?.trim().toLowerCase() === 'https';
-    },
+    isForwardedHttps: (req) => lastFromProxy(req, 'x-forwarded-proto').toLowerCase() === 'https',
     browserHost(req) {
-      const forwarded = req.headers['x-forwarded-host'];
-      if (entries.length === 0 || typeof forwarded !== 'string' || !isTrusted(socketAddress(req))) return req.headers.host;
-      // As with X-Forwarded-Proto, the last value is our proxy's.
-      const last = forwarded.split(',').pop()?.trim() ?? '';
-      return last === '' ? req.headers.host : last;
+      const host = lastFromProxy(req, 'x-forwarded-host');
+      return host === '' ? req.headers.host : host;
     },
   };
+}
+
+function isListed(list: BlockList, address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && list.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-/**
- * True for an IP literal in 127.0.0.0/8 or ::1, in any spelling Node parses (`0:0:0:0:0:0:0:1`,
- * `::ffff:127.0.0.1`). A host name is never loopback here, even one starting with "127.".
- */
+/** True for an IP literal in 127.0.0.0/8 or ::1, in any spelling Node parses; a host name never is. */
 export function isLoopbackAddress(address: string): boolean {
-  const family = isIP(address);
-  return family !== 0 && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return isListed(LOOPBACK, address);
 }
 
-/**
- * A `--host` that only this machine can reach: a loopback literal, or exactly `localhost`
- * (RFC 6761 keeps that name on loopback; `LOCALHOST`, `localhost.` or `localhost.evil` are
- * other names and are refused).
- */
+/** A `--host` only this machine can reach: a loopback literal, or exactly `localhost` (RFC 6761; not `localhost.`). */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || isLoopbackAddress(host);
 }

@@ -1,6 +1,5 @@
-// RFC 6265 section 5.2 trims only WSP (SP and HTAB). String.prototype.trim also removes U+00A0,
-// U+FEFF and the other Unicode spaces: `\u00a0jwt=` would then read as `jwt`, a name that the
-// proxies' cookie filters, browsers and this parser must all see the same way.
+// RFC 6265 section 5.2 trims only SP and HTAB; String.prototype.trim would read `\u00a0jwt=` as
+// `jwt`, a name the proxies' cookie filters, browsers and this parser must all see the same way.
 function isWsp(code: number): boolean {
   return code === 0x20 || code === 0x09;
 }
@@ -43,10 +42,8 @@ export function readCookie(header: string | undefined, wanted: string): string |
   if (header === undefined) return undefined;
   const length = header.length;
   let start = 0;
-  // The first "=" at or after `start` (`length` when there is none). It is searched for again
-  // only once the scan has passed it, so each character is looked at a bounded number of times:
-  // searching from every segment start to the end of the header made 16 KB of ";" cost 134
-  // million steps.
+  // The first "=" at or after `start` (`length` if none), searched for again only once passed:
+  // searching from every segment start made 16 KB of ";" cost 134 million steps.
   let equals = -1;
   while (start < length) {
     let end = header.indexOf(';', start);
@@ -68,20 +65,20 @@ export interface CookieOptions {
   readonly domain?: string | undefined;
 }
 
-const EPOCH = 'Thu, 01 Jan 1970 00:00:00 GMT';
-
 /** The session cookie (INTERFACE.md, "Tokens and cookies"). */
 export function sessionCookie(token: string, maxAgeSeconds: number, nowMs: number, options: CookieOptions): string {
-  const expires = new Date(nowMs + maxAgeSeconds * 1000).toUTCString();
-  return `jwt=${token}; Path=${options.path}${domainOf(options)}; Max-Age=${maxAgeSeconds}; Expires=${expires}; HttpOnly; SameSite=Strict${options.isSecure ? '; Secure' : ''}`;
+  return cookieLine(token, maxAgeSeconds, new Date(nowMs + maxAgeSeconds * 1000).toUTCString(), options);
 }
 
 /** The cookie that clears the session on logout. */
 export function clearedSessionCookie(options: CookieOptions): string {
-  return `jwt=; Path=${options.path}${domainOf(options)}; Max-Age=0; Expires=${EPOCH}; HttpOnly; SameSite=Strict${options.isSecure ? '; Secure' : ''}`;
+  return cookieLine('', 0, 'Thu, 01 Jan 1970 00:00:00 GMT', options);
 }
 
-// A cookie set with Domain is only replaced by one with the same Domain: logout must carry it too.
-function domainOf(options: CookieOptions): string {
-  return options.domain === undefined ? '' : `; Domain=${options.domain}`;
+function cookieLine(value: string, maxAgeSeconds: number, expires: string, options: CookieOptions): string {
+  // A cookie set with Domain is only replaced by one with the same Domain: logout must carry it too.
+  const domain = options.domain === undefined ? '' : `; Domain=${options.domain}`;
+  const secure = options.isSecure ? '; Secure' : '';
+  const lifetime = `Max-Age=${maxAgeSeconds}; Expires=${expires}`;
+  return `jwt=${value}; Path=${options.path}${domain}; ${lifetime}; HttpOnly; SameSite=Strict${secure}`;
 }

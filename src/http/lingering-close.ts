@@ -11,33 +11,24 @@ export interface LingerLimits {
   readonly totalMs: number;
 }
 
-/**
- * 16 MiB lets a client that uploads a 10 MB file before it looks at the answer (curl with a
- * file, most HTTP libraries) finish and read its 413; 2 s of silence or 5 s in all is more than
- * any client still sending on purpose needs. nginx lingers the same way (lingering_timeout 5 s,
- * lingering_time 30 s); ours is shorter because every answer here is a few hundred bytes.
- */
+// 16 MiB lets a client that uploads a 10 MB file before it looks at the answer (curl, most HTTP
+// libraries) read its 413. nginx lingers the same way, longer: every answer here is a few hundred bytes.
 export const LINGER_LIMITS: LingerLimits = Object.freeze({ maxBytes: 16 * 1024 * 1024, idleMs: 2_000, totalMs: 5_000 });
 
 const lingering = new WeakSet<Socket>();
 
 /**
- * Closes the connection of `req` gracefully once the answer being written on it is sent, while
- * the client may still be sending a body we will not read: stops parsing, sends FIN after the
- * answer, reads and discards whatever arrives within `limits`, then destroys the socket (at once
- * when the client closes its side). Without this the socket is destroyed while bytes are still
- * arriving, the kernel answers them with a reset, and most clients lose the answer unread
- * (EPIPE, ECONNRESET). Call it before the answer is written; again for the same socket, it
- * does nothing.
+ * Closes the connection of `req` once the answer being written is sent, while the client may still
+ * be sending a body we will not read: a socket destroyed with bytes arriving answers them with a
+ * reset, and most clients lose the answer unread. Stops parsing, ends after the answer, discards
+ * what arrives within `limits`, then destroys the socket. Call it before the answer; once per socket.
  */
 export function lingerBeforeClose(req: IncomingMessage, limits: LingerLimits = LINGER_LIMITS): void {
   const { socket } = req;
   if (socket.destroyed || lingering.has(socket)) return;
   lingering.add(socket);
   let discarded = 0;
-  const cut = (): void => {
-    socket.destroy();
-  };
+  const cut = (): Socket => socket.destroy();
   const idle = setTimeout(cut, limits.idleMs);
   const total = setTimeout(cut, limits.totalMs);
   const discard = (chunk: Buffer): void => {
@@ -45,16 +36,12 @@ export function lingerBeforeClose(req: IncomingMessage, limits: LingerLimits = L
     if (discarded > limits.maxBytes) cut();
     else idle.refresh();
   };
-  // Until parsing stops, what the parser still hands the request is dropped; a request no one
-  // reads would otherwise pause the socket (node:http restarts it through this same call).
+  // An unread request would pause the socket (node:http restarts it through this same call).
   req.resume();
-  // We may be called while the parser is in the middle of a buffer (an async handler's error
-  // settles before it returns), and a paused socket is restarted on the next tick: stop parsing
-  // once both are behind us.
+  // We may be called mid-buffer (an async handler's error settles before the parser returns), and
+  // the socket restarts on the next tick: stop parsing once both are behind us.
   setImmediate(stopParsing, socket, discard);
-  // node:http ends a `Connection: close` answer with destroySoon(): end(), then destroy() as
-  // soon as the answer is flushed, with the client's bytes still arriving. On this socket it
-  // only ends; the limits above (or the client's own close) destroy it.
+  // node:http ends a `Connection: close` answer with destroySoon(); here it only ends.
   socket.destroySoon = endOnly;
   socket.once('close', () => {
     clearTimeout(idle);
@@ -62,21 +49,15 @@ export function lingerBeforeClose(req: IncomingMessage, limits: LingerLimits = L
   });
 }
 
-/**
- * True once the connection is closing with a linger. The parser may already have handed a
- * request that was pipelined behind the refused one (it arrived in the same read); such a
- * request must be dropped, never served: its client was told the connection closes.
- */
+/** True once the connection closes with a linger: a request pipelined behind the refused one is dropped, never served. */
 export function isLingering(socket: Socket): boolean {
   return lingering.has(socket);
 }
 
+// Once someone listens for 'data', node:http's parser is fed by a 'data' listener of its own (as
+// for an upgrade): removing it stops parsing.
 function stopParsing(socket: Socket, discard: (chunk: Buffer) => void): void {
   if (socket.destroyed) return;
-  // node:http's parser reads the socket itself until someone listens for 'data'; from then on
-  // (as when a connection is upgraded) it is fed by a 'data' listener of its own. Removing that
-  // listener stops parsing: nothing read after this is taken for a request (what the parser had
-  // already handed over is dropped by the app: isLingering).
   const parserFeeds = socket.listeners('data') as Array<(chunk: Buffer) => void>;
   socket.on('data', discard);
   for (const feed of parserFeeds) socket.removeListener('data', feed);

@@ -1,31 +1,26 @@
 import { isUtf8 } from 'node:buffer';
 
-/**
- * Pairs (name=value) read from one query, at most. Every parameter the service reads (`token`, `cookie`,
- * `level`, `login`) is among the first few a client sends; the cap bounds what one request can
- * make the parser do before any credential is checked.
- */
+// Every parameter the service reads (`token`, `cookie`, `level`, `login`) is among the first few a
+// client sends; the cap bounds the parser's work before any credential is checked.
 export const MAX_QUERY_PAIRS = 64;
 
 /**
  * Parses a query string (without "?") into a null-prototype map; the first value wins; pairs
  * after the first MAX_QUERY_PAIRS are ignored. Value-less parameters (a cache-busting
- * `?1763752800123`) and bad escapes are skipped, never an error.
+ * `?1763752800123`), empty names and bad escapes are skipped, never an error.
  */
 export function parseQuery(search: string): Record<string, string> {
   const query: Record<string, string> = Object.create(null) as Record<string, string>;
-  // One pass over the string, no array of pairs: this runs for every ?token= request. Both
-  // searches only move forward (the next "=" is looked up again only once a pair has passed it).
+  // One pass, no array of pairs (every ?token= request); the next "=" is looked up again only once passed.
   let equals = -1;
   let pairs = 0;
   for (let start = 0; start < search.length && pairs < MAX_QUERY_PAIRS; ) {
     let end = search.indexOf('&', start);
     if (end < 0) end = search.length;
-    if (equals < start && equals !== -2) {
+    if (equals < start) {
       equals = search.indexOf('=', start);
-      if (equals < 0) equals = -2; // no "=" in the rest of the query
+      if (equals < 0) equals = search.length;
     }
-    // Pairs without "=" (value-less) or with an empty name are skipped.
     if (equals > start && equals < end) {
       addPair(query, search.slice(start, equals), search.slice(equals + 1, end));
       pairs++;
@@ -46,10 +41,8 @@ const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;
 const ESCAPE_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
 
 /**
- * decodeURIComponent (with "+" as a space) that never throws: a thrown URIError costs a stack
- * trace, and a query of 16 KB of bad escapes made every request of every client wait
- * (50 ms each). Undefined for a bad escape or escapes that are not UTF-8 (a lone surrogate, an
- * overlong form). Tokens are base64url: the common case returns at once.
+ * decodeURIComponent (with "+" as a space) that never throws (a query of 16 KB of bad escapes made
+ * every request wait 50 ms for stack traces): undefined for a bad escape or escapes that are not UTF-8.
  */
 function decodeComponent(text: string): string | undefined {
   const hasEscape = text.includes('%');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { announcesBody, discardBody, isDeclaredTooLarge, MAX_JSON_DEPTH, parseJson } from '../../src/http/body.js';
+import { announcesBody, isDeclaredTooLarge, MAX_JSON_DEPTH, parseJson, receiveBody } from '../../src/http/body.js';
 import { BodyTooLarge, InvalidJson } from '../../src/errors.js';
 
 /** A request stream with `headers` that yields `chunks`. */
@@ -105,25 +105,25 @@ describe('isDeclaredTooLarge', () => {
   });
 });
 
-describe('discardBody', () => {
+describe('receiveBody', () => {
   const kib = Buffer.alloc(1024, 0x61);
 
   it('reads a body within the cap to its end', async () => {
     const req = fakeRequest({ 'transfer-encoding': 'chunked' }, [kib, kib]);
-    await discardBody(req, 2048);
+    await receiveBody(req, 2048);
     assert.equal(req.consumed(), 2048);
   });
 
   it('refuses a declared length over the cap without reading', async () => {
     const req = fakeRequest({ 'content-length': '2049' }, [kib, kib, kib]);
-    await assert.rejects(discardBody(req, 2048), BodyTooLarge);
+    await assert.rejects(receiveBody(req, 2048), BodyTooLarge);
     assert.equal(req.consumed(), 0);
   });
 
   it('stops reading as soon as a chunked body crosses the cap', async () => {
     const chunks = Array.from({ length: 100 }, () => kib);
     const req = fakeRequest({ 'transfer-encoding': 'chunked' }, chunks);
-    await assert.rejects(discardBody(req, 2048), BodyTooLarge);
+    await assert.rejects(receiveBody(req, 2048), BodyTooLarge);
     // The stream may read ahead up to its 16 KiB high-water mark; never all 100 KiB.
     assert.ok(req.consumed() <= 20 * 1024, `${req.consumed()} bytes were read for a cap of 2048`);
   });
