@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { buildConfig, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec } from '../config.js';
+import { buildConfig, isSwitch, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec } from '../config.js';
 import { createLogger } from '../log/logger.js';
 import { secretFromEnvironment } from '../auth/secret.js';
 import { startServer, type RunningServer } from '../server.js';
@@ -21,7 +21,7 @@ export type ParsedFlags = { values: ParsedValues; positionals: string[] };
 /** Parses `args` strictly: unknown flags and stray arguments are usage errors. */
 export function parseFlags(args: readonly string[], settings: readonly SettingSpec[], extra: FlagTypes, positionals: number): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
-  for (const spec of settings) if (spec.flag !== '') options[spec.flag] = { type: spec.kind === 'boolean' ? 'boolean' : 'string' };
+  for (const spec of settings) if (spec.flag !== '') options[spec.flag] = { type: isSwitch(spec) ? 'boolean' : 'string' };
   for (const [name, type] of Object.entries(extra)) options[name] = { type };
   try {
     const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
@@ -54,7 +54,7 @@ export function configFrom(values: ParsedValues, env: CliIo['env']): Config {
 export function settingsHelp(settings: readonly SettingSpec[]): string {
   return settings
     .map((spec) => {
-      const name = spec.flag === '' ? `(env only)` : `--${spec.flag}${spec.kind === 'boolean' ? '' : ' VALUE'}`;
+      const name = spec.flag === '' ? `(env only)` : `--${spec.flag}${isSwitch(spec) ? '' : ' VALUE'}`;
       return `  ${name.padEnd(30)} ${spec.help}\n  ${''.padEnd(30)} env ${spec.env}${spec.fallback === '' ? '' : `, default ${spec.fallback}`}`;
     })
     .join('\n');
