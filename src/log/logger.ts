@@ -1,40 +1,14 @@
 import { escapeUnsafeCharacters, quoteForLog } from './terminal-safe.js';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-export type LogFormat = 'json' | 'pretty';
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
-export const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
-
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = (typeof LOG_FORMATS)[number];
 export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+export type Logger = ReturnType<typeof createLogger>;
 
-export interface Logger {
-  debug(msg: string, fields?: LogFields): void;
-  info(msg: string, fields?: LogFields): void;
-  warn(msg: string, fields?: LogFields): void;
-  /** The info line for one answered request (fixed shape: it is written for every request). */
-  request(method: string, path: string, status: number, durationMs: number, address: string): void;
-  /** An info line shown at every level but silent (the listening address). */
-  announce(msg: string, fields?: LogFields): void;
-  /** Goes to stderr with the cause's name, code and stack (never the request that caused it). */
-  error(msg: string, cause?: unknown, fields?: LogFields): void;
-  /** Writes out what is buffered, synchronously enough for an exit right after. */
-  flush(): void;
-  isEnabled(level: LogLevel): boolean;
-}
-
-export interface LogSink {
-  write(text: string): unknown;
-}
-
-/** A request line until its batch is written. */
-interface RequestRecord {
-  readonly timeMs: number;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly durationMs: number;
-  readonly address: string;
-}
+/** The arguments of logger.request with the time: a request line until its batch is written. */
+type RequestRecord = readonly [timeMs: number, ...Parameters<Logger['request']>];
 
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
@@ -43,36 +17,64 @@ const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30
 const FLUSH_INTERVAL_MS = 10;
 const MAX_BUFFERED_LINES = 1024;
 
-/** quoteForLog of a string, remembering the last one: a request's method, path and address mostly repeat. */
-function lastValueQuoter(): (value: string) => string {
-  let last = '';
-  let quoted = '""';
+/** `make` of a value, remembering the last one: a request's time, method, path and address mostly repeat. */
+function lastValueText<T>(make: (value: T) => string): (value: T) => string {
+  let last: T | undefined;
+  let text = '';
   return (value) => {
     if (value !== last) {
       last = value;
-      quoted = quoteForLog(value);
+      text = make(value);
     }
-    return quoted;
+    return text;
   };
+}
+
+/** A field's value: strings through quoteForLog, numbers that are not finite as null. */
+function valueText(value: string | number | boolean): string {
+  if (typeof value === 'string') return quoteForLog(value);
+  return Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null';
 }
 
 /**
  * One line per event. stdout lines are batched for up to FLUSH_INTERVAL_MS, so the request log
  * on the hot path costs one write per batch rather than one per request; flush() writes at once.
  */
-export function createLogger(options: { level: LogLevel; format: LogFormat; stdout: LogSink; stderr: LogSink; now?: () => number }): Logger {
+export function createLogger(options: { level: LogLevel; format: LogFormat; stdout: LogSink; stderr: LogSink; now?: () => number }) {
   const now = options.now ?? Date.now;
   const threshold = RANK[options.level];
-  // Lines waiting for the next write: other lines as text, request lines as their fields, made
-  // into text only when the batch is written (one small record per request in the meantime).
+  const isJson = options.format === 'json';
+  // Request lines wait as records and become text only when their batch is written.
   let buffered: Array<string | RequestRecord> = [];
   let timer: NodeJS.Timeout | undefined;
 
-  const flush = (): void => {
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      timer = undefined;
+  // Values go through quoteForLog: JSON.stringify, so input cannot break a line, plus the escapes
+  // of what JSON leaves raw but a terminal acts on (bidi overrides, C1 controls).
+  const timeOf = lastValueText((ms: number) => new Date(ms).toISOString());
+  const format = (level: LogLevel, msg: string, fields: LogFields = {}, timeMs = now()): string => {
+    let line = isJson
+      ? `{"time":"${timeOf(timeMs)}","level":"${level}","msg":${quoteForLog(msg)}`
+      : `${timeOf(timeMs)} ${level.toUpperCase().padEnd(5)} ${escapeUnsafeCharacters(msg)}`;
+    for (const key in fields) {
+      const value = fields[key];
+      if (value === undefined || (isJson && (key === 'time' || key === 'level' || key === 'msg'))) continue;
+      line += isJson ? `,"${key}":${valueText(value)}` : ` ${key}=${valueText(value)}`;
     }
+    return isJson ? `${line}}\n` : `${line}\n`;
+  };
+
+  // The request line is built from our own field names, not by JSON.stringify of a fresh object.
+  const quoteMethod = lastValueText(quoteForLog);
+  const quotePath = lastValueText(quoteForLog);
+  const quoteAddress = lastValueText(quoteForLog);
+  const requestLine = ([timeMs, method, path, status, durationMs, address]: RequestRecord): string =>
+    isJson
+      ? `{"time":"${timeOf(timeMs)}","level":"info","msg":"request","method":${quoteMethod(method)},"path":${quotePath(path)},"status":${status},"durationMs":${durationText(durationMs)},"address":${quoteAddress(address)}}\n`
+      : format('info', 'request', { method, path, status, durationMs, address }, timeMs);
+
+  const flush = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
     if (buffered.length === 0) return;
     const lines = buffered;
     buffered = [];
@@ -81,80 +83,40 @@ export function createLogger(options: { level: LogLevel; format: LogFormat; stdo
     options.stdout.write(text);
   };
 
-  // The request log is on the hot path: the time string is made once per millisecond, and a
-  // line is built from our own field names (never from input) rather than by JSON.stringify
-  // of a fresh object. Values still go through JSON.stringify, so input cannot break a line, and
-  // quoteForLog escapes what JSON leaves raw but a terminal acts on (bidi overrides, C1 controls).
-  let lastMs = NaN;
-  let lastTime = '';
-  const timeOf = (ms: number): string => {
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastTime = new Date(ms).toISOString();
-    }
-    return lastTime;
-  };
-
-  const format = (level: LogLevel, msg: string, fields: LogFields | undefined): string => {
-    const time = timeOf(now());
-    if (options.format === 'json') {
-      let line = `{"time":"${time}","level":"${level}","msg":${quoteForLog(msg)}`;
-      if (fields !== undefined) {
-        for (const key in fields) {
-          const value = fields[key];
-          if (value === undefined || key === 'time' || key === 'level' || key === 'msg') continue;
-          line += `,"${key}":${typeof value === 'string' ? quoteForLog(value) : Number.isFinite(value) || typeof value === 'boolean' ? String(value) : 'null'}`;
-        }
-      }
-      return `${line}}\n`;
-    }
-    let line = `${time} ${level.toUpperCase().padEnd(5)} ${escapeUnsafeCharacters(msg)}`;
-    if (fields !== undefined) {
-      for (const [key, value] of Object.entries(fields)) if (value !== undefined) line += ` ${key}=${typeof value === 'string' ? quoteForLog(value) : JSON.stringify(value)}`;
-    }
-    return `${line}\n`;
-  };
-
   const push = (line: string | RequestRecord): void => {
     buffered.push(line);
     if (buffered.length >= MAX_BUFFERED_LINES) flush();
     else timer ??= setTimeout(flush, FLUSH_INTERVAL_MS);
   };
 
-  const emit = (level: LogLevel, msg: string, fields: LogFields | undefined, isForced = false): void => {
-    if (RANK[level] < threshold && !(isForced && threshold < RANK.silent)) return;
-    push(format(level, msg, fields));
+  const lineAt = (level: LogLevel, isForced = false) => (msg: string, fields?: LogFields): void => {
+    if (RANK[level] >= threshold || (isForced && threshold < RANK.silent)) push(format(level, msg, fields));
   };
 
   const isInfoEnabled = RANK.info >= threshold;
-  const quoteMethod = lastValueQuoter();
-  const quotePath = lastValueQuoter();
-  const quoteAddress = lastValueQuoter();
-  const request = (method: string, path: string, status: number, durationMs: number, address: string): void => {
-    if (!isInfoEnabled) return;
-    if (options.format !== 'json') {
-      emit('info', 'request', { method, path, status, durationMs, address });
-      return;
-    }
-    push({ timeMs: now(), method, path, status, durationMs, address });
-  };
-  const requestLine = (r: RequestRecord): string =>
-    `{"time":"${timeOf(r.timeMs)}","level":"info","msg":"request","method":${quoteMethod(r.method)},"path":${quotePath(r.path)},"status":${r.status},"durationMs":${durationText(r.durationMs)},"address":${quoteAddress(r.address)}}\n`;
-
   return {
-    request,
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    announce: (msg, fields) => emit('info', msg, fields, true),
-    error(msg, cause, fields) {
+    info: lineAt('info'),
+    warn: lineAt('warn'),
+    /** An info line shown at every level but silent (the listening address). */
+    announce: lineAt('info', true),
+    /** The info line for one answered request (fixed shape: it is written for every request). */
+    request(method: string, path: string, status: number, durationMs: number, address: string): void {
+      if (isInfoEnabled) push([now(), method, path, status, durationMs, address]);
+    },
+    /** Goes to stderr with the cause's name, code and stack (never the request that caused it). */
+    error(msg: string, cause?: unknown, fields?: LogFields): void {
       if (RANK.error < threshold) return;
       flush();
       options.stderr.write(format('error', msg, { ...fields, ...describeCause(cause) }));
     },
+    /** Writes out what is buffered, synchronously enough for an exit right after. */
     flush,
-    isEnabled: (level) => RANK[level] >= threshold,
+    isEnabled: (level: LogLevel): boolean => RANK[level] >= threshold,
   };
+}
+
+interface LogSink {
+  write(text: string): unknown;
 }
 
 // Request durations are in hundredths of a millisecond and mostly under 10 ms: their text is made
