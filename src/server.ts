@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createTokenCodec } from './auth/jwt.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
-import { createPasswordHasher, type PasswordHasher } from './auth/password-hasher.js';
+import { createPasswordHasher } from './auth/password-hasher.js';
 import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, readSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSealer, loadOrCreateSealKey, readSealKeyFile, SEAL_KEY_FILE, SealKeyInvalid } from './auth/seal.js';
@@ -28,29 +29,13 @@ import { probeRoutes } from './routes/probe.js';
 import { createSessionCookies } from './routes/session-cookie.js';
 import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
 import { buildAccountPage } from './pages/account.js';
+import { isErrorCode } from './store/atomic-file.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
-import type { DataDirLockLost } from './store/lock.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
 import { openUserStore, type UserStore } from './store/users.js';
 import { isAdministrator } from './validate/level.js';
 import { createChallengeStore } from './webauthn/challenges.js';
 import { decoyKeyOf } from './webauthn/decoys.js';
-
-export interface RunningServer {
-  readonly url: string;
-  readonly port: number;
-  readonly server: Server;
-  readonly store: UserStore;
-  readonly hasher: PasswordHasher;
-  /**
-   * Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then gives the
-   * last writes FINAL_WRITES_MS and releases the lock. False when those writes did not finish:
-   * the lock is then left to go stale, since a write may still land.
-   */
-  close(): Promise<boolean>;
-  /** Resolves when the data directory lock was taken over: every write is refused from then on. */
-  readonly lockLost: Promise<DataDirLockLost>;
-}
 
 /** How long the store, revocations and hashing threads get to finish after the shutdown timeout. */
 export const FINAL_WRITES_MS = 2_000;
@@ -63,12 +48,19 @@ export interface ServerOptions {
   readonly fileSystem?: StoreFileSystem;
   /** A stop requested while start-up waits for the data directory lock: startServer rejects, holding nothing. */
   readonly signal?: AbortSignal | undefined;
-  /** How to run an offline command where this service runs (the command line knows its own path); default: `gatehouse ...`. */
+  /** How to run an offline command where this service runs (the command line knows its own path). */
   readonly offlineInstruction?: ((args: readonly string[]) => string) | undefined;
 }
 
+const LISTEN_ADVICE: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'is already in use (another Gatehouse?): pick a free one',
+  EACCES: 'needs privileges this user lacks: pick one above 1023',
+};
+
+export type RunningServer = Awaited<ReturnType<typeof startServer>>;
+
 /** Prepares the data directory, takes its lock, loads secret and users, and listens. */
-export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
+export async function startServer(config: Config, options: ServerOptions) {
   const { logger } = options;
   const now = options.now ?? Date.now;
   const offlineInstruction = options.offlineInstruction ?? ((args: readonly string[]): string => `stop the service, then run: gatehouse ${args.join(' ')} --data-dir ${config.dataDir}`);
@@ -76,9 +68,10 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   if (config.authMethod === 'none' && !isLoopbackHost(config.host) && config.trustProxy.length === 0) {
     throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
   }
-  const secret = config.secret !== undefined ? secretFromEnvironment(config.secret) : config.secretFile !== undefined ? await readSecretFile(config.secretFile, (message) => logger.warn(message)) : undefined;
+  const warn = (message: string): void => logger.warn(message);
+  const secret = config.secret !== undefined ? secretFromEnvironment(config.secret) : config.secretFile !== undefined ? await readSecretFile(config.secretFile, warn) : undefined;
 
-  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { purpose: 'serve', signal: options.signal, onWait: (message) => logger.warn(message) });
+  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { purpose: 'serve', signal: options.signal, onWait: warn });
   const fs = guardWrites(options.fileSystem ?? realFileSystem, lock, config.dataDir);
   if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
   if (removedTempFiles > 0) logger.warn('removed temp files left by an interrupted write', { count: removedTempFiles });
@@ -99,9 +92,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     }
 
     let isStopping = false;
-    void lock.lost.then(() => {
-      isStopping = true;
-    });
+    void lock.lost.then(() => (isStopping = true));
     const sealer = createSealer(await sealKeyOf(config, fs, store, logger));
     let isUnreadableSeedLogged = false;
     const totp = createTotpAccounts(sealer, () => {
@@ -113,22 +104,24 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const throttle = createLoginThrottle(config.throttle);
     const cookies = createSessionCookies({ config, codec, proxyTrust, now });
+    // What the route groups are built from; each takes the part it needs.
+    const deps = { config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now };
     const app = createApp({
       apiRoutes: [
-        ...authRoutes({ config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, now, offlineInstruction }),
-        ...accountRoutes({ config, store, session, hasher, throttle, revocations, totp, cookies, logger, now }),
+        ...authRoutes({ ...deps, offlineInstruction }),
+        ...accountRoutes(deps),
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64), requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins }),
         ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64 })),
         ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64)),
         ...probeRoutes(),
-        // The users page calls the /users routes, which authMethod "none" does not have.
-        ...(config.authMethod === 'none' ? [] : pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64))),
+        // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
         ...(config.authMethod === 'none'
           ? []
-          : passkeyRoutes({ config, store, session, cookies, revocations, proxyTrust, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), logger, now })),
-        ...(config.authMethod === 'none'
-          ? []
-          : logoutPageRoutes({ session, revocations, proxyTrust, now, cookie: { path: config.baseUri === '' ? '/' : config.baseUri, isSecure: config.secureCookie, domain: config.cookieDomain } })),
+          : [
+              ...pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64)),
+              ...passkeyRoutes({ ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret) }),
+              ...logoutPageRoutes({ ...deps, cookie: { path: config.baseUri || '/', isSecure: config.secureCookie, domain: config.cookieDomain } }),
+            ]),
       ],
       rootRoutes: healthRoutes(() => isStopping),
       baseUri: config.baseUri,
@@ -150,23 +143,23 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     );
     // Expect: 100-continue: the app answers 100 only for a body it will read, 413 for one over the cap.
     server.on('checkContinue', app.handleCheckContinue);
-    await new Promise<void>((resolve, reject) => {
-      const refuse = (error: NodeJS.ErrnoException): void => {
-        // Only the error's text reached the user before: say what to change.
-        if (error.code === 'EADDRINUSE') error.message = `${config.host} port ${config.port} is already in use (another Gatehouse?): pick a free one with --port or GATEHOUSE_PORT`;
-        if (error.code === 'EACCES') error.message = `${config.host} port ${config.port} needs privileges this user lacks: pick one above 1023 with --port or GATEHOUSE_PORT`;
-        reject(error);
-      };
-      server.once('error', refuse);
-      server.listen(config.port, config.host, () => {
-        server.off('error', refuse);
-        resolve();
-      });
-    });
+    try {
+      await once(server.listen(config.port, config.host), 'listening');
+    } catch (error) {
+      // The error's text alone does not say what to change.
+      const advice = LISTEN_ADVICE[(error as NodeJS.ErrnoException).code ?? ''];
+      if (advice !== undefined) (error as Error).message = `${config.host} port ${config.port} ${advice} with --port or GATEHOUSE_PORT`;
+      throw error;
+    }
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
 
     let closing: Promise<boolean> | undefined;
+    /**
+     * Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then gives the
+     * last writes FINAL_WRITES_MS and releases the lock. False when those writes did not finish:
+     * the lock is then left to go stale, since a write may still land.
+     */
     const close = (): Promise<boolean> =>
       (closing ??= (async () => {
         isStopping = true;
@@ -195,6 +188,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         return isClean;
       })());
 
+    // lockLost resolves when the data directory lock was taken over: every write is refused from then on.
     return { url, port, server, store, hasher, close, lockLost: lock.lost };
   } catch (error) {
     await lock.release();
@@ -209,15 +203,13 @@ export async function startServer(config: Config, options: ServerOptions): Promi
  */
 async function sealKeyOf(config: Config, fs: StoreFileSystem, store: UserStore, logger: Logger): Promise<Buffer> {
   if (config.sealKeyFile !== undefined) return readSealKeyFile(config.sealKeyFile, (message) => logger.warn(message));
-  const hasSealedSeeds = [...store.list()].some((user) => user.totp !== undefined);
-  if (hasSealedSeeds) {
+  const path = join(config.dataDir, SEAL_KEY_FILE);
+  if ([...store.list()].some((user) => user.totp !== undefined)) {
     try {
-      await fs.readFile(join(config.dataDir, SEAL_KEY_FILE));
+      await fs.readFile(path);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'ENOENT') {
-        throw new SealKeyInvalid(`${join(config.dataDir, SEAL_KEY_FILE)} is missing, but accounts have TOTP sealed with it: restore it from a backup (or name it with --seal-key-file). Without it no enrolled authenticator works.`);
-      }
-      throw error;
+      if (!isErrorCode(error, 'ENOENT')) throw error;
+      throw new SealKeyInvalid(`${path} is missing, but accounts have TOTP sealed with it: restore it from a backup (or name it with --seal-key-file). Without it no enrolled authenticator works.`);
     }
   }
   return loadOrCreateSealKey(fs, config.dataDir);
