@@ -15,18 +15,11 @@ export interface SessionClaims {
 
 export type TokenInspection = { readonly ok: true; readonly claims: SessionClaims } | { readonly ok: false; readonly reason: string };
 
-export interface TokenCodec {
-  /** Signs `claims` (plus any extra claims) as an HS256 JWS compact token. */
-  sign(claims: SessionClaims & Readonly<Record<string, unknown>>): string;
-  /** The claims of a token this secret signed and that is live at `nowSeconds`, or why not. Never throws. */
-  inspect(token: string, nowSeconds: number): TokenInspection;
-  /** Like inspect, but throws TokenInvalid (with `reason`) for a refused token. */
-  verify(token: string, nowSeconds: number): SessionClaims;
-}
+export type TokenCodec = ReturnType<typeof createTokenCodec>;
 
 // Far above any token we issue; stops a 100 KB cookie from costing an HMAC over 100 KB.
 export const MAX_TOKEN_LENGTH = 4096;
-// Tolerance for `iat` slightly ahead of our clock (a token from a peer with a fast clock).
+// Tolerance for `iat` ahead of our clock (a token from a peer with a fast clock).
 export const IAT_SKEW_SECONDS = 60;
 
 export const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -41,24 +34,21 @@ const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toS
 const refuse = (reason: string): TokenInspection => ({ ok: false, reason });
 
 // Checked claims of tokens whose MAC has just passed, so a session's repeat requests skip the
-// base64, JSON and shape work. The MAC, exp and iat checks (and every check after inspect) still
-// run each time; only bytes we signed ever get in, and the map is emptied when it reaches its bound.
+// base64, JSON and shape work; the MAC, exp and iat checks still run each time.
 const MAX_CACHED_CLAIMS = 10_000;
 
-type Accepted = Extract<TokenInspection, { ok: true }>;
-
 /** Creates a signer/verifier bound to one secret (at least 32 bytes). */
-export function createTokenCodec(secret: Buffer): TokenCodec {
+export function createTokenCodec(secret: Buffer) {
   if (secret.length < MIN_SECRET_BYTES) throw new TypeError(`the token secret must be at least ${MIN_SECRET_BYTES} bytes`);
   const key = createSecretKey(secret);
   const mac = (signingInput: string): string => createHmac('sha256', key).update(signingInput).digest('base64url');
-  // The two signatures are compared as latin1 bytes in buffers kept for it, not made per request.
+  // Buffers kept for the comparison, not made per request.
   const expected = Buffer.alloc(SIGNATURE_LENGTH);
   const received = Buffer.alloc(SIGNATURE_LENGTH);
-  // Keyed by the signature: it is read only after the MAC over header and payload matched, and a
-  // MAC names one signing input, so equal keys mean equal payloads.
-  const accepted = new Map<string, Accepted>();
+  // Keyed by the signature, read only after the MAC matched: equal keys mean equal payloads.
+  const accepted = new Map<string, Extract<TokenInspection, { ok: true }>>();
 
+  /** The claims of a token this secret signed and that is live at `nowSeconds`, or why not. Never throws. */
   const inspect = (token: string, nowSeconds: number): TokenInspection => {
     // RFC 7515 section 7.1 (compact form): exactly three base64url segments.
     if (token.length > MAX_TOKEN_LENGTH) return refuse('too long');
@@ -77,10 +67,9 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
       if (problem !== undefined) return refuse(problem);
     }
 
-    // The expected MAC in canonical base64url; comparing encodings in constant time also
-    // refuses non-canonical spellings of the same bytes. The received one must be base64url
-    // first: as latin1 bytes, U+0141 would compare equal to "A" (0x41), giving one token many
-    // spellings, and a revoked token (remembered by its spelling) a way back in.
+    // Comparing canonical base64url encodings also refuses other spellings of the same bytes; the
+    // received one must be base64url first: as latin1, U+0141 would equal "A" (0x41), giving a
+    // revoked token (remembered by its spelling) a way back in.
     if (signatureSegment.length !== SIGNATURE_LENGTH || !BASE64URL.test(signatureSegment)) return refuse('signature');
     expected.write(mac(token.slice(0, secondDot)), 'latin1');
     received.write(signatureSegment, 'latin1');
@@ -88,7 +77,6 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
 
     const known = accepted.get(signatureSegment);
     if (known !== undefined) {
-      // The claims' types were checked when they were cached: only the clock can refuse them now.
       if (nowSeconds >= known.claims.exp) return refuse('expired');
       if (known.claims.iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
       return known;
@@ -104,13 +92,15 @@ export function createTokenCodec(secret: Buffer): TokenCodec {
   };
 
   return {
-    sign(claims) {
+    /** Signs `claims` (plus any extra claims) as an HS256 JWS compact token. */
+    sign(claims: SessionClaims & Readonly<Record<string, unknown>>): string {
       const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
       const signingInput = `${OUR_HEADER}.${payload}`;
       return `${signingInput}.${mac(signingInput)}`;
     },
     inspect,
-    verify(token, nowSeconds) {
+    /** Like inspect, but throws TokenInvalid (with `reason`) for a refused token. */
+    verify(token: string, nowSeconds: number): SessionClaims {
       const result = inspect(token, nowSeconds);
       if (!result.ok) throw new TokenInvalid(result.reason);
       return result.claims;

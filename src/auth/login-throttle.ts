@@ -6,25 +6,7 @@ export interface ThrottleSettings {
   readonly maxEntries: number;
 }
 
-export interface LoginThrottle {
-  /** Seconds until a login for this username from this address may be tried again, or 0. */
-  retryAfterSeconds(username: string, address: string, nowMs: number): number;
-  recordFailure(username: string, address: string, nowMs: number): void;
-  /**
-   * Check and count in one step, before any hashing: returns the wait in seconds (nothing
-   * counted), or 0 after counting the attempt as a failure. Counting up front means parallel
-   * guesses cannot all pass the check while the first ones are still hashing.
-   */
-  beginAttempt(username: string, address: string, nowMs: number): number;
-  /**
-   * The attempt begun for this username and address succeeded: the username's failures are
-   * cleared, and the address gets back the one attempt counted for it (its other failures stay,
-   * so one good account cannot launder guesses at others).
-   */
-  recordSuccess(username: string, address: string): void;
-  /** The attempt begun for this username and address was never judged (server busy, client gone): uncount it. */
-  cancelAttempt(username: string, address: string): void;
-}
+export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
 
 interface Window {
   failures: number;
@@ -35,7 +17,7 @@ interface Window {
  * Fixed-window failure counters per username and per client address. Memory is bounded:
  * each map holds at most `maxEntries`; expired windows go first, then the oldest.
  */
-export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
+export function createLoginThrottle(settings: ThrottleSettings) {
   const windowMs = settings.windowSeconds * 1000;
   const byUsername = new Map<string, Window>();
   const byAddress = new Map<string, Window>();
@@ -58,17 +40,12 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
       entry.failures++;
       return;
     }
-    if (map.size >= settings.maxEntries) evict(map, nowMs);
-    map.set(key, { failures: 1, startedMs: nowMs });
-  };
-
-  // Entries are only ever appended with startedMs = now, so a map's insertion order is the
-  // order windows started: expired and oldest entries are always at the front. O(1) amortized.
-  const evict = (map: Map<string, Window>, nowMs: number): void => {
-    for (const [key, entry] of map) {
-      if (nowMs - entry.startedMs < windowMs && map.size < settings.maxEntries) break;
-      map.delete(key);
+    // Windows are appended as they start, so expired and oldest ones are at the front: O(1) amortized.
+    for (const [oldKey, old] of map) {
+      if (nowMs - old.startedMs < windowMs && map.size < settings.maxEntries) break;
+      map.delete(oldKey);
     }
+    map.set(key, { failures: 1, startedMs: nowMs });
   };
 
   const uncount = (map: Map<string, Window>, key: string): void => {
@@ -76,6 +53,7 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
     if (entry !== undefined && entry.failures > 0) entry.failures--;
   };
 
+  /** Seconds until a login for this username from this address may be tried again, or 0. */
   const retryAfterSeconds = (username: string, address: string, nowMs: number): number =>
     Math.max(
       waitSeconds(live(byUsername, username, nowMs), settings.maxFailuresPerUsername, nowMs),
@@ -89,16 +67,27 @@ export function createLoginThrottle(settings: ThrottleSettings): LoginThrottle {
   return {
     retryAfterSeconds,
     recordFailure,
-    beginAttempt(username, address, nowMs) {
+    /**
+     * Check and count in one step, before any hashing: returns the wait in seconds (nothing
+     * counted), or 0 after counting the attempt as a failure. Counting up front means parallel
+     * guesses cannot all pass the check while the first ones are still hashing.
+     */
+    beginAttempt(username: string, address: string, nowMs: number): number {
       const wait = retryAfterSeconds(username, address, nowMs);
       if (wait === 0) recordFailure(username, address, nowMs);
       return wait;
     },
-    recordSuccess(username, address) {
+    /**
+     * The attempt begun for this username and address succeeded: the username's failures are
+     * cleared, and the address gets back the one attempt counted for it (its other failures stay,
+     * so one good account cannot launder guesses at others).
+     */
+    recordSuccess(username: string, address: string): void {
       byUsername.delete(username);
       uncount(byAddress, address);
     },
-    cancelAttempt(username, address) {
+    /** The attempt begun was never judged (server busy, client gone): uncount it. */
+    cancelAttempt(username: string, address: string): void {
       uncount(byUsername, username);
       uncount(byAddress, address);
     },

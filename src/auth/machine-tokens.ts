@@ -15,37 +15,20 @@ export function newMachineToken(): { readonly token: string; readonly digest: st
   return { token, digest: machineTokenDigest(token), id: randomBytes(12).toString('base64url') };
 }
 
-export function machineTokenDigest(token: string): string {
-  return createHash('sha256').update(token, 'latin1').digest('base64url');
-}
+const machineTokenDigest = (token: string): string => createHash('sha256').update(token, 'latin1').digest('base64url');
 
-export interface MachineTokenCaller {
-  readonly user: StoredUser;
-  readonly tokenId: string;
-}
-
-export interface MachineTokenVerifier {
-  /**
-   * The account behind an Authorization header carrying a machine token (`Bearer gh_…`, or Basic
-   * with a username and a `gh_…` password); `{ refused }` when it carries one that does not open
-   * (unknown, revoked, expired, another account's name, malformed); undefined when the header
-   * carries no machine token at all, so the request's other credentials are judged. Never throws.
-   */
-  check(authorization: string | undefined): MachineTokenCaller | { readonly refused: string } | undefined;
-}
+type MachineTokenCaller = { readonly user: StoredUser; readonly tokenId: string };
+export type MachineTokenVerifier = ReturnType<typeof createMachineTokenVerifier>;
 
 // "Basic " and the base64 of a 256-character username (up to 1,024 bytes of UTF-8), a colon and a token.
 const MAX_BASIC_LENGTH = 6 + Math.ceil((1024 + 1 + MACHINE_TOKEN_LENGTH) / 3) * 4;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** Last-used times are written at most this often per token. */
-export const LAST_USED_RESOLUTION_SECONDS = 3600;
+const LAST_USED_RESOLUTION_SECONDS = 3600;
 
-interface IndexEntry {
-  readonly user: StoredUser;
-  readonly token: StoredMachineToken;
-}
+type IndexEntry = { readonly user: StoredUser; readonly token: StoredMachineToken };
 
-export function createMachineTokenVerifier(deps: { store: UserStore; logger: Logger; nowSeconds: () => number }): MachineTokenVerifier {
+export function createMachineTokenVerifier(deps: { store: UserStore; logger: Logger; nowSeconds: () => number }) {
   const { store, logger } = deps;
   // Digest -> token, rebuilt when the store has changed since: a deleted token, a deleted user or
   // a password change is gone from the next request on.
@@ -89,7 +72,13 @@ export function createMachineTokenVerifier(deps: { store: UserStore; logger: Log
   };
 
   return {
-    check(authorization) {
+    /**
+     * The account behind an Authorization header carrying a machine token (`Bearer gh_…`, or Basic
+     * with a username and a `gh_…` password); `{ refused }` when it carries one that does not open
+     * (unknown, revoked, expired, another account's name, malformed); undefined when the header
+     * carries no machine token at all, so the request's other credentials are judged. Never throws.
+     */
+    check(authorization: string | undefined): MachineTokenCaller | { readonly refused: string } | undefined {
       if (authorization === undefined || authorization.length < 7) return undefined;
       const scheme = authorization.slice(0, 7).toLowerCase();
       if (scheme === 'bearer ') {

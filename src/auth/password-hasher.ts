@@ -4,28 +4,10 @@ import { ClientAborted } from '../errors.js';
 import { hashPassword, verifyPassword, type ScryptCost, type ScryptRequest } from './password.js';
 import { createWorkLimiter, type FairnessLimits, type WorkKey } from './work-limiter.js';
 
-export interface PasswordHasher {
-  /** Hashes a new password, queued fairly under `key` (the caller's); throws ServerBusy when its queue is full. */
-  hash(password: string, key: WorkKey): Promise<string>;
-  /**
-   * Checks a login, queued fairly under `key` (the client's). With no stored hash (unknown
-   * user) it still runs one scrypt at the configured cost against a dummy hash, so timing does
-   * not reveal which usernames exist. Throws ServerBusy when the queue is full and
-   * ClientAborted when `isAbandoned` says the client left while queued.
-   */
-  verify(password: string, stored: string | undefined, key: WorkKey, isAbandoned?: () => boolean): Promise<boolean>;
-  /** Computes the dummy hash now, so the first unknown-user login costs no more than any other. */
-  warmUp(): Promise<void>;
-  /** Ends the hashing threads. */
-  close(): Promise<void>;
-  /** scrypt runs started so far (hash and verify, dummy included): lets tests prove a path ran none. */
-  readonly runs: number;
-  /** Hashes waiting for a slot now. */
-  readonly queued: number;
-}
+export type PasswordHasher = ReturnType<typeof createPasswordHasher>;
 
 /** Hashes on `maxConcurrent` low-priority worker threads; at most `maxQueued` more wait (then ServerBusy). */
-export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent: number; maxQueued: number; fairness?: FairnessLimits }): PasswordHasher {
+export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent: number; maxQueued: number; fairness?: FairnessLimits }) {
   const limiter = createWorkLimiter(options.maxConcurrent, options.maxQueued, options.fairness);
   const pool = createScryptPool(options.maxConcurrent);
   let runs = 0;
@@ -34,22 +16,33 @@ export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent:
     (dummyHash ??= hashPassword(randomBytes(16).toString('hex'), options.cost, pool.derive));
 
   return {
+    /** Ends the hashing threads. */
     close: pool.close,
-    warmUp: async () => {
+    /** Computes the dummy hash now, so the first unknown-user login costs no more than any other. */
+    async warmUp(): Promise<void> {
       await dummy();
     },
-    get runs() {
+    /** scrypt runs started so far (hash and verify, dummy included): lets tests prove a path ran none. */
+    get runs(): number {
       return runs;
     },
-    get queued() {
+    /** Hashes waiting for a slot now. */
+    get queued(): number {
       return limiter.queued;
     },
-    hash: (password, key) =>
+    /** Hashes a new password, queued fairly under `key` (the caller's); throws ServerBusy when its queue is full. */
+    hash: (password: string, key: WorkKey): Promise<string> =>
       limiter.run(key, () => {
         runs++;
         return hashPassword(password, options.cost, pool.derive);
       }),
-    async verify(password, stored, key, isAbandoned) {
+    /**
+     * Checks a login, queued fairly under `key` (the client's). With no stored hash (unknown
+     * user) it still runs one scrypt at the configured cost against a dummy hash, so timing does
+     * not reveal which usernames exist. Throws ServerBusy when the queue is full and
+     * ClientAborted when `isAbandoned` says the client left while queued.
+     */
+    async verify(password: string, stored: string | undefined, key: WorkKey, isAbandoned?: () => boolean): Promise<boolean> {
       const target = stored ?? (await dummy());
       const matches = await limiter.run(key, () => {
         // A queued login whose client has gone is not worth a hash.

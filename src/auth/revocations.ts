@@ -8,17 +8,7 @@ import { IAT_SKEW_SECONDS, type SessionClaims } from './jwt.js';
 
 export const REVOCATIONS_FILE = 'revoked-tokens.json';
 
-export interface RevocationList {
-  /** True when this exact token was revoked, or its user's tokens up to its `iat` were. */
-  isRevoked(token: string, claims: SessionClaims): boolean;
-  /**
-   * Remembers the token until its `exp`; takes effect and resolves once that is on disk. Throws
-   * StoreWriteFailed (nothing changed) or StoreOutcomeUnknown (in the file, durability unknown).
-   */
-  revoke(token: string, claims: SessionClaims, nowSeconds: number): Promise<void>;
-  /** Refuses later revocations (StoreClosed) and waits for the last write. */
-  close(): Promise<void>;
-}
+export type RevocationList = Awaited<ReturnType<typeof openRevocationList>>;
 
 interface Entry {
   readonly username: string;
@@ -65,7 +55,7 @@ function newBatch(): Batch {
  * revoked token back in. Revocations that arrive while a write is under way are written
  * together in the next one; a token already revoked or already waiting costs no write.
  */
-export async function openRevocationList(fs: StoreFileSystem, dataDir: string, maxEntries: number): Promise<RevocationList> {
+export async function openRevocationList(fs: StoreFileSystem, dataDir: string, maxEntries: number) {
   const path = join(dataDir, REVOCATIONS_FILE);
   // Replaced as a whole once a change is on disk: memory never refuses what the file does not.
   let entries = new Map<string, Entry>();
@@ -180,12 +170,18 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
   }
 
   return {
-    isRevoked,
-    async close() {
+    /** True when this exact token was revoked, or its user's tokens up to its `iat` were. */
+    isRevoked: (token: string, claims: SessionClaims): boolean => isRevoked(token, claims),
+    /** Refuses later revocations (StoreClosed) and waits for the last write. */
+    async close(): Promise<void> {
       isClosed = true;
       while (draining !== undefined) await draining;
     },
-    revoke(token, claims, nowSeconds) {
+    /**
+     * Remembers the token until its `exp`; takes effect and resolves once that is on disk. Throws
+     * StoreWriteFailed (nothing changed) or StoreOutcomeUnknown (in the file, durability unknown).
+     */
+    revoke(token: string, claims: SessionClaims, nowSeconds: number): Promise<void> {
       if (isClosed) return Promise.reject(new StoreClosed());
       const digest = digestOf(token);
       // Already refused, or waiting in a batch (being written, or the next): no write of its own.

@@ -20,23 +20,21 @@ export const SEALED_FORMAT = /^v1\.[A-Za-z0-9_-]{40,250}$/;
 
 export class SealKeyInvalid extends Error {}
 
-export interface Sealer {
-  seal(plain: Uint8Array): string;
-  /** The plain bytes, or undefined when the text is not ours, was changed, or was sealed with another key. */
-  open(sealed: string): Buffer | undefined;
-}
+export type Sealer = ReturnType<typeof createSealer>;
 
-export function createSealer(key: Buffer): Sealer {
+/** Seals and opens TOTP seeds under `key` (32 bytes; else TypeError). */
+export function createSealer(key: Buffer) {
   if (key.length !== KEY_BYTES) throw new TypeError(`the seal key must be ${KEY_BYTES} bytes`);
   return {
-    seal(plain) {
+    seal(plain: Uint8Array): string {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(PURPOSE);
       const body = Buffer.concat([cipher.update(plain), cipher.final()]);
       return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
     },
-    open(sealed) {
+    /** The plain bytes, or undefined when the text is not ours, was changed, or was sealed with another key. */
+    open(sealed: string): Buffer | undefined {
       // The format's 40 characters at least are 30 bytes: more than an IV and a tag.
       if (!SEALED_FORMAT.test(sealed)) return undefined;
       const bytes = Buffer.from(sealed.slice(PREFIX.length), 'base64url');

@@ -27,22 +27,8 @@ export interface Credentials {
   readonly queryToken: string | undefined;
 }
 
-export interface SessionAuthenticator {
-  /** The caller behind the request's token, or the reason there is none. Never throws. */
-  check(credentials: Credentials): Caller | { readonly refused: string };
-  /** The caller behind the request's token; throws AuthRequired (with the reason as cause). */
-  authenticate(credentials: Credentials): Caller;
-  /** Like authenticate, and throws NotAdministrator for any other level. */
-  requireAdministrator(credentials: Credentials): Caller;
-  /**
-   * Like authenticate, but an administrator's one-factor session passes even when two factors
-   * are required for administrators: the caller's own account API (where a second factor is set
-   * up), logout, and the gate (which answers with a hint of its own) use it.
-   */
-  authenticateAnyFactor(credentials: Credentials): Caller;
-  /** check, without the administrators' two-factor rule (see authenticateAnyFactor). Never throws. */
-  checkAnyFactor(credentials: Credentials): Caller | { readonly refused: string };
-}
+type Checked = Caller | { readonly refused: string };
+export type SessionAuthenticator = ReturnType<typeof createSessionAuthenticator>;
 
 /**
  * The caller's account as `find` sees it now, while the caller's session still opens it; else
@@ -75,9 +61,10 @@ export function createSessionAuthenticator(deps: {
   nowSeconds: () => number;
   /** `--require-mfa-for-admins`: an administrator's session without two factors counts as none. */
   requireTwoFactorForAdministrators?: boolean;
-}): SessionAuthenticator {
+}) {
   const isAdministratorRuleOn = deps.requireTwoFactorForAdministrators === true;
-  const checkAnyFactor = (credentials: Credentials): Caller | { readonly refused: string } => {
+  /** check, without the administrators' two-factor rule (see authenticateAnyFactor). Never throws. */
+  const checkAnyFactor = (credentials: Credentials): Checked => {
     // Spec section 5.2: the cookie wins; the query token is not even looked at then.
     const token = credentials.cookieToken ?? credentials.queryToken;
     if (token === undefined) return { refused: 'no token' };
@@ -90,14 +77,15 @@ export function createSessionAuthenticator(deps: {
     return problem === undefined ? { user, token, claims } : { refused: problem };
   };
 
-  const check = (credentials: Credentials): Caller | { readonly refused: string } => {
+  /** The caller behind the request's token, or the reason there is none. Never throws. */
+  const check = (credentials: Credentials): Checked => {
     const result = checkAnyFactor(credentials);
     if (!isAdministratorRuleOn || 'refused' in result || !isAdministrator(result.user.level) || isTwoFactor(result.claims.amr)) return result;
     return { refused: 'administrator without a second factor' };
   };
 
   // No cause: a 401 is never logged, so a TokenInvalid per refusal would be built for nobody.
-  const orRefuse = (result: Caller | { readonly refused: string }): Caller => {
+  const orRefuse = (result: Checked): Caller => {
     if ('refused' in result) throw new AuthRequired();
     return result;
   };
@@ -105,9 +93,16 @@ export function createSessionAuthenticator(deps: {
   return {
     check,
     checkAnyFactor,
-    authenticateAnyFactor: (credentials) => orRefuse(checkAnyFactor(credentials)),
-    authenticate: (credentials) => orRefuse(check(credentials)),
-    requireAdministrator(credentials) {
+    /**
+     * Like authenticate, but an administrator's one-factor session passes even when two factors
+     * are required for administrators: the caller's own account API (where a second factor is set
+     * up), logout, and the gate (which answers with a hint of its own) use it.
+     */
+    authenticateAnyFactor: (credentials: Credentials): Caller => orRefuse(checkAnyFactor(credentials)),
+    /** The caller behind the request's token; throws AuthRequired. */
+    authenticate: (credentials: Credentials): Caller => orRefuse(check(credentials)),
+    /** Like authenticate, and throws NotAdministrator for any other level. */
+    requireAdministrator(credentials: Credentials): Caller {
       const caller = orRefuse(check(credentials));
       if (!isAdministrator(caller.user.level)) throw new NotAdministrator();
       return caller;

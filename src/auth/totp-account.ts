@@ -8,22 +8,7 @@ import type { StoredTotp, StoredUser } from '../store/users.js';
 /** What a code that signs in changes: the step it used, or the recovery code it spends. */
 type TotpUse = { readonly step: number } | { readonly recoveryDigest: string };
 
-export interface TotpAccounts {
-  /** What `code` would use of this account's TOTP at `nowMs`, or undefined when it does not sign in. */
-  judge(totp: StoredTotp, code: string, nowMs: number): TotpUse | undefined;
-  /** `totp` with `use` spent, or undefined when it was spent meanwhile (a replay that raced). Run inside a store change. */
-  spend(totp: StoredTotp, use: TotpUse): StoredTotp | undefined;
-  /** Starts (or restarts) a set-up for `user`, held in memory for 10 minutes: its seed as base32 and as a Key URI. */
-  begin(user: StoredUser, nowMs: number): { readonly secret: string; readonly uri: string };
-  /**
-   * The TOTP to store once `code` proves the app holds the pending seed, and the recovery codes to
-   * show once. Throws TotpNotPending (none, expired, dropped after 5 wrong codes, or the account's
-   * credentials changed since) or WrongCode.
-   */
-  confirm(user: StoredUser, code: string, nowMs: number): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] };
-  /** Forgets a pending set-up (it was confirmed, or the account changed). */
-  forget(username: string): void;
-}
+export type TotpAccounts = ReturnType<typeof createTotpAccounts>;
 
 const PENDING_MS = 10 * 60 * 1000;
 // One pending set-up per account; the map is swept of expired ones when it grows past this.
@@ -43,11 +28,12 @@ interface Pending {
  * live in memory only: a restart just means starting the set-up again, and nothing unconfirmed
  * ever reaches the users file. `onUnreadableSeed` hears of a sealed seed the key cannot open.
  */
-export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void): TotpAccounts {
+export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void) {
   const pending = new Map<string, Pending>();
 
   return {
-    judge(totp, code, nowMs) {
+    /** What `code` would use of this account's TOTP at `nowMs`, or undefined when it does not sign in. */
+    judge(totp: StoredTotp, code: string, nowMs: number): TotpUse | undefined {
       if (isTotpCodeShape(code)) {
         const seed = sealer.open(totp.sealedSeed);
         if (seed === undefined) {
@@ -62,13 +48,15 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
       if (digest === undefined || findRecoveryDigest(totp.recoveryDigests, digest) < 0) return undefined;
       return { recoveryDigest: digest };
     },
-    spend(totp, use) {
+    /** `totp` with `use` spent, or undefined when it was spent meanwhile (a replay that raced). Run inside a store change. */
+    spend(totp: StoredTotp, use: TotpUse): StoredTotp | undefined {
       if ('step' in use) return use.step > totp.lastUsedStep ? { ...totp, lastUsedStep: use.step } : undefined;
       const index = findRecoveryDigest(totp.recoveryDigests, use.recoveryDigest);
       if (index < 0) return undefined;
       return { ...totp, recoveryDigests: totp.recoveryDigests.filter((_, i) => i !== index) };
     },
-    begin(user, nowMs) {
+    /** Starts (or restarts) a set-up for `user`, held in memory for 10 minutes: its seed as base32 and as a Key URI. */
+    begin(user: StoredUser, nowMs: number): { readonly secret: string; readonly uri: string } {
       if (pending.size >= SWEEP_AT) {
         for (const [name, entry] of pending) if (entry.expiresAtMs <= nowMs) pending.delete(name);
       }
@@ -77,7 +65,12 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
       pending.set(user.username, { seed, sessionKey: user.sessionKey, expiresAtMs: nowMs + PENDING_MS, wrongCodes: 0 });
       return { secret: encodeBase32(seed), uri: otpauthUri('Gatehouse', user.username, seed) };
     },
-    confirm(user, code, nowMs) {
+    /**
+     * The TOTP to store once `code` proves the app holds the pending seed, and the recovery codes to
+     * show once. Throws TotpNotPending (none, expired, dropped after 5 wrong codes, or the account's
+     * credentials changed since) or WrongCode.
+     */
+    confirm(user: StoredUser, code: string, nowMs: number): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] } {
       const entry = pending.get(user.username);
       if (entry === undefined || entry.expiresAtMs <= nowMs || entry.sessionKey !== user.sessionKey) {
         pending.delete(user.username);
@@ -95,7 +88,8 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
       const { codes, digests } = newRecoveryCodes();
       return { totp: { sealedSeed: sealer.seal(entry.seed), lastUsedStep: step, recoveryDigests: digests }, recoveryCodes: codes };
     },
-    forget(username) {
+    /** Forgets a pending set-up (it was confirmed, or the account changed). */
+    forget(username: string): void {
       pending.get(username)?.seed.fill(0);
       pending.delete(username);
     },
