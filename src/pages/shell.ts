@@ -1,7 +1,5 @@
-// Every Gatehouse page is built here, once at start-up: one HTML skeleton, one look, one
-// Content-Security-Policy. A page brings a title, the HTML inside <main>, one script and
-// optionally more CSS; the shell hashes the script and the style into a CSP that loads nothing
-// else (no external file, no inline handler, no eval), and freezes the headers to send.
+// Every Gatehouse page is built here, once at start-up: one HTML skeleton, one look, and one
+// Content-Security-Policy that allows the page's own script and style by hash and loads nothing else.
 import type { OutgoingHttpHeaders } from 'node:http';
 import { sendStatic } from '../http/respond.js';
 import type { Route } from '../routes/context.js';
@@ -18,12 +16,8 @@ export interface PageSpec {
   readonly script: string;
   /** CSS added after the shared style (the same <style> element, so one hash). */
   readonly style?: string;
-  /** A wider card, for pages with lists and several forms (the account and users pages). */
   readonly isWide?: boolean;
-  /**
-   * `data:` lets <img> show an image the page's own script made from an answer (the TOTP QR code
-   * SVG): an SVG loaded as an image runs no script and loads nothing. Otherwise img-src is 'none'.
-   */
+  /** img-src data: for an image the script makes from an answer (an SVG as an image runs no script). */
   readonly allowDataImages?: boolean;
 }
 
@@ -110,7 +104,7 @@ var callApi = function (method, path, body) {
   }
   return fetch(path, init).then(
     function (res) {
-      return res.json().then(function (json) { return json; }, function () { return null; }).then(function (json) {
+      return res.json().catch(function () { return null; }).then(function (json) {
         return { status: res.status, ok: res.ok, body: json };
       });
     },
@@ -209,10 +203,7 @@ var credentialJsonOf = function (credential) {
 };
 `;
 
-/**
- * Builds a page once: the HTML, and headers whose CSP allows exactly this page's one style and
- * one script by hash, fetches to its own origin, and nothing else.
- */
+/** Builds a page once: the HTML, and frozen headers with its CSP. */
 export function buildPage(spec: PageSpec, sha256Base64: Sha256Base64): BuiltPage {
   const style = `${STYLE}${spec.style ?? ''}`;
   const script = `\n'use strict';\n(function () {\n${spec.script}})();\n`;

@@ -31,6 +31,15 @@ const BODY = `
 </section>
 </div>
 <p class="muted"><a href="account">Your account</a> · <a href="../logout">Sign out</a></p>
+<template id="edit">
+<form class="edit">
+<label>Level</label>
+<select name="level"><option value="USER">User</option><option value="ADMINISTRATOR">Administrator</option></select>
+<label>Groups (comma-separated)</label>
+<input name="groups" autocapitalize="none" spellcheck="false">
+<div class="actions"><button type="submit">Save</button></div>
+</form>
+</template>
 `;
 
 const STYLE = `
@@ -126,31 +135,19 @@ var render = function (details) {
 };
 
 var counter = 0;
-var labelFor = function (control, text) {
-  var label = element('label', '', text);
-  label.htmlFor = control.id;
-  return label;
-};
+/** The level and groups of one account, in a copy of the edit form (its labels tied to its own ids). */
 var editForm = function (user) {
+  var form = byId('edit').content.firstElementChild.cloneNode(true);
+  var level = form.elements.level;
+  var groups = form.elements.groups;
+  var labels = form.querySelectorAll('label');
   counter += 1;
-  var form = element('form', 'edit');
-  var level = element('select');
   level.id = 'level-' + counter;
-  [['USER', 'User'], ['ADMINISTRATOR', 'Administrator']].forEach(function (pair) {
-    var option = level.appendChild(element('option', '', pair[1]));
-    option.value = pair[0];
-    option.selected = (pair[0] === 'ADMINISTRATOR') === isAdministrator(user.level);
-  });
-  var groups = element('input');
   groups.id = 'groups-' + counter;
+  labels[0].htmlFor = level.id;
+  labels[1].htmlFor = groups.id;
+  level.value = isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER';
   groups.value = (user.groups || []).join(', ');
-  groups.autocapitalize = 'none';
-  groups.spellcheck = false;
-  var row = element('div', 'actions');
-  row.appendChild(element('button', '', 'Save')).type = 'submit';
-  [labelFor(level, 'Level'), level, labelFor(groups, 'Groups (comma-separated)'), groups, row].forEach(function (node) {
-    form.appendChild(node);
-  });
   onSubmit(form, function () {
     var parsed = parseGroups(groups.value);
     if (parsed === undefined) return;
