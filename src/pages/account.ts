@@ -236,7 +236,8 @@ onSubmit(byId('password-form'), function (form) {
 });
 
 onSubmit(byId('totp-start'), function (form) {
-  send(form, totpMessage, 'POST', '../api/auth/account/totp', { password: form.elements.password.value }).then(function (answer) {
+  var body = { password: form.elements.password.value };
+  send(form, totpMessage, 'POST', '../api/auth/account/totp', body).then(function (answer) {
     if (answer.status === 401) return;
     var body = bodyOf(answer);
     if (body === null || typeof body.secret !== 'string' || typeof body.qr !== 'string') {
@@ -253,7 +254,8 @@ onSubmit(byId('totp-start'), function (form) {
   });
 });
 onSubmit(byId('totp-confirm'), function (form) {
-  send(form, totpMessage, 'POST', '../api/auth/account/totp/confirm', { code: form.elements.code.value.trim() }).then(function (answer) {
+  var body = { code: form.elements.code.value.trim() };
+  send(form, totpMessage, 'POST', '../api/auth/account/totp/confirm', body).then(function (answer) {
     if (answer.status === 401) return;
     var body = bodyOf(answer);
     if (body === null || !Array.isArray(body.recoveryCodes)) {

@@ -165,7 +165,7 @@ var publicKeyOf = function (json) {
   var options = {};
   Object.keys(json).forEach(function (key) { options[key] = json[key]; });
   options.challenge = fromBase64url(json.challenge);
-  if (json.user) options.user = { id: fromBase64url(json.user.id), name: json.user.name, displayName: json.user.displayName };
+  if (json.user) options.user = Object.assign({}, json.user, { id: fromBase64url(json.user.id) });
   ['allowCredentials', 'excludeCredentials'].forEach(function (key) {
     if (!Array.isArray(json[key])) return;
     options[key] = json[key].map(function (item) {
@@ -183,9 +183,10 @@ var credentialJsonOf = function (credential) {
   if (response.attestationObject) {
     json.attestationObject = toBase64url(response.attestationObject);
     json.transports = typeof response.getTransports === 'function' ? response.getTransports() : [];
-    if (typeof response.getPublicKeyAlgorithm === 'function') json.publicKeyAlgorithm = response.getPublicKeyAlgorithm();
-    if (typeof response.getAuthenticatorData === 'function') json.authenticatorData = toBase64url(response.getAuthenticatorData());
-    var publicKey = typeof response.getPublicKey === 'function' ? response.getPublicKey() : null;
+    // Optional in older browsers: the server reads the attestation object, these only mirror it.
+    if (response.getPublicKeyAlgorithm) json.publicKeyAlgorithm = response.getPublicKeyAlgorithm();
+    if (response.getAuthenticatorData) json.authenticatorData = toBase64url(response.getAuthenticatorData());
+    var publicKey = response.getPublicKey ? response.getPublicKey() : null;
     if (publicKey !== null) json.publicKey = toBase64url(publicKey);
   } else {
     json.authenticatorData = toBase64url(response.authenticatorData);

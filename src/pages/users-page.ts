@@ -109,7 +109,8 @@ var render = function (details) {
     (user.groups || []).forEach(function (name) { facts.appendChild(tag(name)); });
     if (user.groups && user.groups.length === 0) facts.appendChild(tag('no groups', 'off'));
     var factors = [user.totp ? 'TOTP' : '', user.passkeys > 0 ? plural(user.passkeys, 'passkey') : ''].filter(Boolean);
-    facts.appendChild(factors.length > 0 ? tag('second factor: ' + factors.join(', ')) : tag('no second factor', 'off'));
+    var factorTag = factors.length > 0 ? tag('second factor: ' + factors.join(', ')) : tag('no second factor', 'off');
+    facts.appendChild(factorTag);
     facts.appendChild(user.tokens > 0 ? tag(plural(user.tokens, 'machine token')) : tag('no machine tokens', 'off'));
     var actions = item.appendChild(element('div', 'actions'));
     var form;
