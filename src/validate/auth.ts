@@ -12,7 +12,6 @@ export const MAX_PASSWORD_LENGTH = 1024;
 export const checkUsername = stringOf({ minLength: 1, maxLength: MAX_USERNAME_LENGTH });
 
 const DOT_SEGMENT_PROBLEM = 'must not be "." or "..": browsers and proxies rewrite those as dot segments, so no request could name this user in a path';
-const isDotSegment = (name: string): boolean => name === '.' || name === '..';
 
 /**
  * A username being created or renamed to (INTERFACE.md, username row): not exactly "." or "..".
@@ -21,17 +20,25 @@ const isDotSegment = (name: string): boolean => name === '.' || name === '..';
  */
 export const checkNewUsername: Checker<string> = (input, path) => {
   const result = checkUsername(input, path);
-  if (result.ok && isDotSegment(result.value)) return fail(path, DOT_SEGMENT_PROBLEM);
+  if (result.ok && (result.value === '.' || result.value === '..')) return fail(path, DOT_SEGMENT_PROBLEM);
   return result;
 };
+
+/**
+ * A username taken from a path segment, after percent-decoding it once: the same rule. A decoded
+ * "/" is part of the name (INTERFACE.md: every name that can be registered can be managed); "."
+ * and ".." would have been resolved by a client as dot segments (WHATWG URL reads %2E%2E as one).
+ */
+export const checkPathUsername = checkNewUsername;
 
 export function passwordChecker(minLength: number): Checker<string> {
   return stringOf({ minLength: Math.max(1, minLength), maxLength: MAX_PASSWORD_LENGTH, allowControlCharacters: true });
 }
 
-/** Login: any stored password was valid when set, so only the absolute bounds apply here. */
-// `code`: a TOTP or recovery code, for an account with TOTP (INTERFACE.md "Signing in"); any
-// longer text cannot be one of them.
+/**
+ * Login: any stored password was valid when set, so only the absolute bounds apply here. `code`:
+ * a TOTP or recovery code, for an account with TOTP (INTERFACE.md "Signing in"); no longer text is one.
+ */
 export const checkAuthenticateBody = objectOf({ username: checkUsername, password: passwordChecker(1), code: optional(stringOf({ minLength: 1, maxLength: 64 })) });
 export type AuthenticateBody = CheckedType<typeof checkAuthenticateBody>;
 
@@ -48,7 +55,6 @@ function userFields(minPasswordLength: number) {
 export function registerBodyChecker(minPasswordLength: number) {
   return objectOf(userFields(minPasswordLength));
 }
-export type RegisterBody = CheckedType<ReturnType<typeof registerBodyChecker>>;
 
 // INTERFACE.md "Administrators": `totp: false` resets a lost authenticator; only its owner sets one up.
 const checkTotpReset: Checker<false> = (input, path) => (input === false ? pass(false as const) : fail(path, 'can only be false: it removes TOTP, which only the account itself sets up'));
@@ -65,17 +71,3 @@ export function createUserBodyChecker(minPasswordLength: number) {
   const { username, password, level } = userFields(minPasswordLength);
   return objectOf({ username, password, level, groups: optional(checkGroups) });
 }
-export type CreateUserBody = CheckedType<ReturnType<typeof createUserBodyChecker>>;
-export type UpdateBody = CheckedType<ReturnType<typeof updateBodyChecker>>;
-
-/**
- * A username taken from a path segment, after percent-decoding it once. A decoded "/" is part of
- * the name (INTERFACE.md: every name that can be registered can be managed); "." and ".." are
- * refused, since a client would have resolved them as dot segments (and WHATWG URL treats
- * %2E%2E as one too).
- */
-export const checkPathUsername: Checker<string> = (input, path) => {
-  const result = checkUsername(input, path);
-  if (result.ok && isDotSegment(result.value)) return fail(path, DOT_SEGMENT_PROBLEM);
-  return result;
-};

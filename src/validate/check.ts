@@ -23,20 +23,6 @@ export function joinPath(parent: string, key: string): string {
   return parent === '' ? key : `${parent}.${key}`;
 }
 
-/** Length in code points, so a limit in "characters" is not halved by surrogate pairs. */
-function codePointLength(value: string): number {
-  let count = 0;
-  for (let i = 0; i < value.length; i++) {
-    const unit = value.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
-      const next = value.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
-}
-
 // U+0000-U+001F and U+007F: INTERFACE.md, username row.
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 // With the u flag a surrogate pair is one code point, so this matches only a lone surrogate.
@@ -44,17 +30,13 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 // different passwords would hash alike, and a username could never be named in a path.
 const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
-export interface StringRules {
-  readonly minLength: number;
-  readonly maxLength: number;
-  readonly allowControlCharacters?: boolean;
-}
-
-export function stringOf(rules: StringRules): Checker<string> {
+export function stringOf(rules: { minLength: number; maxLength: number; allowControlCharacters?: boolean }): Checker<string> {
   return (input, path) => {
     if (typeof input !== 'string') return fail(path, 'must be a string');
     if (LONE_SURROGATE.test(input)) return fail(path, 'must not contain a lone surrogate (not valid Unicode)');
-    const length = codePointLength(input);
+    // In code points, so a limit in "characters" is not halved by surrogate pairs.
+    let length = 0;
+    for (const _ of input) length++;
     if (length < rules.minLength) {
       return fail(path, rules.minLength === 1 ? 'must not be empty' : `must be at least ${rules.minLength} characters`);
     }
@@ -126,7 +108,7 @@ export function oneOf<const T extends string | number>(allowed: readonly T[]): C
 }
 
 /** A checker objectOf treats as optional: the key may be absent (and is then absent from the output too). */
-export type OptionalChecker<T> = Checker<T> & { readonly isOptional: true };
+type OptionalChecker<T> = Checker<T> & { readonly isOptional: true };
 
 /** Marks a field of an objectOf shape as optional. */
 export function optional<T>(check: Checker<T>): OptionalChecker<T> {
@@ -154,20 +136,15 @@ export function partialObjectOf<S extends Shape>(shape: S): Checker<PartialShape
   return (input, path) => checkObject(shape, input, path, true, false) as Checked<PartialShapeValue<S>>;
 }
 
-function isOptionalChecker(check: Checker<unknown>): boolean {
-  return (check as Partial<OptionalChecker<unknown>>).isOptional === true;
-}
-
 function checkObject(shape: Shape, input: unknown, path: string, isPartial: boolean, rejectUnknownKeys: boolean): Checked<Record<string, unknown>> {
   if (!isPlainObject(input)) return fail(path, 'must be a JSON object');
   const problems: Problem[] = [];
   const output: Record<string, unknown> = {};
-  for (const key of Object.keys(shape)) {
-    const check = shape[key];
-    if (check === undefined) continue;
+  for (const [key, check] of Object.entries(shape)) {
     const keyPath = joinPath(path, key);
     if (!Object.hasOwn(input, key)) {
-      if (!isPartial && !isOptionalChecker(check)) problems.push({ path: keyPath, message: 'is required' });
+      const isOptional = (check as Partial<OptionalChecker<unknown>>).isOptional === true;
+      if (!isPartial && !isOptional) problems.push({ path: keyPath, message: 'is required' });
       continue;
     }
     const result = check(input[key], keyPath);

@@ -2,13 +2,9 @@ import { fail, pass, type Checker } from './check.js';
 
 // INTERFACE.md "Stored per account": 0 to 32 group names, each 1 to 64 of a-z 0-9 _ -.
 // Names this narrow go into the Remote-Groups header and a forward URL as they are.
-export const MAX_GROUPS = 32;
-export const MAX_GROUP_NAME_LENGTH = 64;
+const MAX_GROUPS = 32;
+const MAX_GROUP_NAME_LENGTH = 64;
 const GROUP_NAME = /^[a-z0-9_-]{1,64}$/;
-
-export function isGroupName(value: string): boolean {
-  return GROUP_NAME.test(value);
-}
 
 /**
  * An account's groups: an array of at most 32 distinct group names. A longer list is refused
