@@ -37,12 +37,9 @@ const FORMAT_BITS: Readonly<Record<ErrorCorrection, number>> = { L: 1, M: 0 };
 export function encodeQr(text: string, level: ErrorCorrection = 'M', forcedMask?: number): QrMatrix {
   const data = Buffer.from(text, 'utf8');
   if (data.length > MAX_QR_BYTES) throw new QrInputTooLong(`a QR code holds at most ${MAX_QR_BYTES} bytes here (got ${data.length})`);
+  // Mode, count (8 bits up to version 9, then 16) and data; MAX_QR_BYTES fits version 40 at L and M.
   let version = 1;
-  for (; version <= 40; version++) {
-    const countBits = version <= 9 ? 8 : 16;
-    if (4 + countBits + data.length * 8 <= dataCodewords(version, level) * 8) break;
-  }
-  if (version > 40) throw new QrInputTooLong('the text does not fit in a version 40 QR code');
+  while (4 + (version <= 9 ? 8 : 16) + data.length * 8 > dataCodewords(version, level) * 8) version++;
   const codewords = withErrorCorrection(dataBits(data, version, level), version, level);
 
   const size = version * 4 + 17;
@@ -57,7 +54,7 @@ export function encodeQr(text: string, level: ErrorCorrection = 'M', forcedMask?
 
   let best = 0;
   let bestPenalty = Infinity;
-  for (let mask = 0; mask < 8; mask++) {
+  for (const mask of MASKS.keys()) {
     if (forcedMask !== undefined && mask !== forcedMask) continue;
     applyMask(mask, size, modules, reserved);
     drawFormatBits(level, mask, size, set);
@@ -170,34 +167,30 @@ function drawFunctionPatterns(version: number, size: number, set: (x: number, y:
     set(6, i, i % 2 === 0);
     set(i, 6, i % 2 === 0);
   }
-  for (const [cx, cy] of [[3, 3], [size - 4, 3], [3, size - 4]] as const) {
-    // 7x7 finder with its one-module light separator: a ring pattern by Chebyshev distance.
-    for (let dy = -4; dy <= 4; dy++) {
-      for (let dx = -4; dx <= 4; dx++) {
-        const x = cx + dx;
-        const y = cy + dy;
-        if (x < 0 || y < 0 || x >= size || y >= size) continue;
-        const distance = Math.max(Math.abs(dx), Math.abs(dy));
-        set(x, y, distance !== 2 && distance !== 4);
+  // Finders (7x7 with a one-module light separator) and alignment patterns (5x5): rings around
+  // a centre, dark or light by their Chebyshev distance from it.
+  const rings = (cx: number, cy: number, radius: number, isDarkAt: (distance: number) => boolean): void => {
+    for (let y = Math.max(0, cy - radius); y <= Math.min(size - 1, cy + radius); y++) {
+      for (let x = Math.max(0, cx - radius); x <= Math.min(size - 1, cx + radius); x++) {
+        set(x, y, isDarkAt(Math.max(Math.abs(x - cx), Math.abs(y - cy))));
       }
     }
-  }
+  };
+  for (const [cx, cy] of [[3, 3], [size - 4, 3], [3, size - 4]] as const) rings(cx, cy, 4, (d) => d !== 2 && d !== 4);
   const positions = alignmentPositions(version, size);
   const last = positions.length - 1;
   positions.forEach((cx, i) => {
     positions.forEach((cy, j) => {
       // Not over the three finder patterns.
       if ((i === 0 && j === 0) || (i === 0 && j === last) || (i === last && j === 0)) return;
-      for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) set(cx + dx, cy + dy, Math.max(Math.abs(dx), Math.abs(dy)) !== 1);
+      rings(cx, cy, 2, (d) => d !== 1);
     });
   });
   // Format information areas are reserved now and written once the mask is chosen.
   drawFormatBits('M', 0, size, set);
   if (version >= 7) {
     // Section 7.10: 6 version bits and 12 BCH(18,6) check bits (generator 0x1F25).
-    let remainder = version;
-    for (let i = 0; i < 12; i++) remainder = (remainder << 1) ^ ((remainder >>> 11) * 0x1f25);
-    const bits = (version << 12) | remainder;
+    const bits = withBch(version, 12, 0x1f25);
     for (let i = 0; i < 18; i++) {
       const isDark = ((bits >>> i) & 1) === 1;
       const a = size - 11 + (i % 3);
@@ -220,10 +213,7 @@ function alignmentPositions(version: number, size: number): number[] {
 
 /** Section 7.9: level and mask, BCH(15,5) check bits (generator 0x537), XOR 0x5412, written twice. */
 function drawFormatBits(level: ErrorCorrection, mask: number, size: number, set: (x: number, y: number, isDark: boolean) => void): void {
-  const data = (FORMAT_BITS[level] << 3) | mask;
-  let remainder = data;
-  for (let i = 0; i < 10; i++) remainder = (remainder << 1) ^ ((remainder >>> 9) * 0x537);
-  const bits = ((data << 10) | remainder) ^ 0x5412;
+  const bits = withBch((FORMAT_BITS[level] << 3) | mask, 10, 0x537) ^ 0x5412;
   const bit = (i: number): boolean => ((bits >>> i) & 1) === 1;
   // Around the top-left finder.
   for (let i = 0; i <= 5; i++) set(8, i, bit(i));
@@ -257,23 +247,31 @@ function drawCodewords(codewords: Uint8Array, size: number, modules: Uint8Array,
   }
 }
 
-/** Section 7.8.2 mask patterns, x the column and y the row; XOR over every data module. */
+/** `data` followed by its BCH check bits: the remainder of data times x^degree divided by `generator`. */
+function withBch(data: number, degree: number, generator: number): number {
+  let remainder = data;
+  for (let i = 0; i < degree; i++) remainder = (remainder << 1) ^ ((remainder >>> (degree - 1)) * generator);
+  return (data << degree) | remainder;
+}
+
+/** Section 7.8.2 mask patterns, x the column and y the row: where a data module is flipped. */
+const MASKS: readonly ((x: number, y: number) => boolean)[] = [
+  (x, y) => (x + y) % 2 === 0,
+  (_x, y) => y % 2 === 0,
+  (x) => x % 3 === 0,
+  (x, y) => (x + y) % 3 === 0,
+  (x, y) => (Math.floor(x / 3) + Math.floor(y / 2)) % 2 === 0,
+  (x, y) => ((x * y) % 2) + ((x * y) % 3) === 0,
+  (x, y) => (((x * y) % 2) + ((x * y) % 3)) % 2 === 0,
+  (x, y) => (((x + y) % 2) + ((x * y) % 3)) % 2 === 0,
+];
+
+/** XORs mask `mask` over every data module: applying it twice undoes it. */
 function applyMask(mask: number, size: number, modules: Uint8Array, reserved: Uint8Array): void {
+  const isFlipped = MASKS[mask];
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
-      if (reserved[y * size + x] === 1) continue;
-      let isFlipped: boolean;
-      switch (mask) {
-        case 0: isFlipped = (x + y) % 2 === 0; break;
-        case 1: isFlipped = y % 2 === 0; break;
-        case 2: isFlipped = x % 3 === 0; break;
-        case 3: isFlipped = (x + y) % 3 === 0; break;
-        case 4: isFlipped = (Math.floor(x / 3) + Math.floor(y / 2)) % 2 === 0; break;
-        case 5: isFlipped = ((x * y) % 2) + ((x * y) % 3) === 0; break;
-        case 6: isFlipped = (((x * y) % 2) + ((x * y) % 3)) % 2 === 0; break;
-        default: isFlipped = (((x + y) % 2) + ((x * y) % 3)) % 2 === 0; break;
-      }
-      if (isFlipped) modules[y * size + x] = (modules[y * size + x] ?? 0) ^ 1;
+      if (reserved[y * size + x] !== 1 && isFlipped?.(x, y) === true) modules[y * size + x] = (modules[y * size + x] ?? 0) ^ 1;
     }
   }
 }
@@ -284,23 +282,12 @@ function penaltyOf(size: number, modules: Uint8Array): number {
   let penalty = 0;
   for (const isRow of [true, false]) {
     for (let line = 0; line < size; line++) {
-      const cells: number[] = [];
-      for (let i = 0; i < size; i++) cells.push(isRow ? at(i, line) : at(line, i));
-      let run = 1;
-      for (let i = 1; i <= size; i++) {
-        if (i < size && cells[i] === cells[i - 1]) {
-          run++;
-          continue;
-        }
-        if (run >= 5) penalty += 3 + (run - 5);
-        run = 1;
-      }
-      // 1:1:3:1:1 with four light modules before or after (light beyond the edge counts).
-      const padded = [0, 0, 0, 0, ...cells, 0, 0, 0, 0];
-      for (let i = 0; i + 11 <= padded.length; i++) {
-        const window = padded.slice(i, i + 11).join('');
-        if (window === '10111010000' || window === '00001011101') penalty += 40;
-      }
+      let cells = '';
+      for (let i = 0; i < size; i++) cells += isRow ? at(i, line) : at(line, i);
+      // A run of five or more: 3, and 1 for each module beyond five.
+      for (const run of cells.match(/0{5,}|1{5,}/g) ?? []) penalty += run.length - 2;
+      // 1:1:3:1:1 with four light modules before or after (light beyond the edge counts), overlaps included.
+      penalty += 40 * (`0000${cells}0000`.match(/(?=10111010000|00001011101)/g)?.length ?? 0);
     }
   }
   for (let y = 0; y + 1 < size; y++) {
