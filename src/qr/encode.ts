@@ -19,16 +19,16 @@ export interface QrMatrix {
 }
 
 // Per version (index 1-40): error correction codewords per block, and the number of blocks.
-const ECC_PER_BLOCK: Readonly<Record<ErrorCorrection, readonly number[]>> = {
+const ECC_PER_BLOCK = {
   L: [0, 7, 10, 15, 20, 26, 18, 20, 24, 30, 18, 20, 24, 26, 30, 22, 24, 28, 30, 28, 28, 28, 28, 30, 30, 26, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30],
   M: [0, 10, 16, 26, 18, 24, 16, 18, 22, 22, 26, 30, 22, 22, 24, 24, 28, 28, 26, 26, 26, 26, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28],
 };
-const BLOCKS: Readonly<Record<ErrorCorrection, readonly number[]>> = {
+const BLOCKS = {
   L: [0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 4, 6, 6, 6, 6, 7, 8, 8, 9, 9, 10, 12, 12, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 24, 25],
   M: [0, 1, 1, 1, 2, 2, 4, 4, 4, 5, 5, 5, 8, 9, 9, 10, 10, 11, 13, 14, 16, 17, 17, 18, 20, 21, 23, 25, 26, 28, 29, 31, 33, 35, 37, 38, 40, 43, 45, 47, 49],
 };
 // The two format bits of each level (section 7.9.1): L is 01, M is 00.
-const FORMAT_BITS: Readonly<Record<ErrorCorrection, number>> = { L: 1, M: 0 };
+const FORMAT_BITS = { L: 1, M: 0 };
 
 /**
  * Encodes `text` (as UTF-8) in the smallest version that holds it, with the mask of lowest
@@ -37,7 +37,7 @@ const FORMAT_BITS: Readonly<Record<ErrorCorrection, number>> = { L: 1, M: 0 };
 export function encodeQr(text: string, level: ErrorCorrection = 'M', forcedMask?: number): QrMatrix {
   const data = Buffer.from(text, 'utf8');
   if (data.length > MAX_QR_BYTES) throw new QrInputTooLong(`a QR code holds at most ${MAX_QR_BYTES} bytes here (got ${data.length})`);
-  // Mode, count (8 bits up to version 9, then 16) and data; MAX_QR_BYTES fits version 40 at L and M.
+  // Mode, count and data bits; MAX_QR_BYTES fits in version 40.
   let version = 1;
   while (4 + (version <= 9 ? 8 : 16) + data.length * 8 > dataCodewords(version, level) * 8) version++;
   const codewords = withErrorCorrection(dataBits(data, version, level), version, level);
@@ -167,8 +167,7 @@ function drawFunctionPatterns(version: number, size: number, set: (x: number, y:
     set(6, i, i % 2 === 0);
     set(i, 6, i % 2 === 0);
   }
-  // Finders (7x7 with a one-module light separator) and alignment patterns (5x5): rings around
-  // a centre, dark or light by their Chebyshev distance from it.
+  // Finders (7x7 and a light separator) and alignment patterns (5x5): rings by Chebyshev distance.
   const rings = (cx: number, cy: number, radius: number, isDarkAt: (distance: number) => boolean): void => {
     for (let y = Math.max(0, cy - radius); y <= Math.min(size - 1, cy + radius); y++) {
       for (let x = Math.max(0, cx - radius); x <= Math.min(size - 1, cx + radius); x++) {
@@ -247,7 +246,7 @@ function drawCodewords(codewords: Uint8Array, size: number, modules: Uint8Array,
   }
 }
 
-/** `data` followed by its BCH check bits: the remainder of data times x^degree divided by `generator`. */
+/** `data` followed by its BCH check bits: the remainder of data * x^degree by `generator`. */
 function withBch(data: number, degree: number, generator: number): number {
   let remainder = data;
   for (let i = 0; i < degree; i++) remainder = (remainder << 1) ^ ((remainder >>> (degree - 1)) * generator);
@@ -284,9 +283,9 @@ function penaltyOf(size: number, modules: Uint8Array): number {
     for (let line = 0; line < size; line++) {
       let cells = '';
       for (let i = 0; i < size; i++) cells += isRow ? at(i, line) : at(line, i);
-      // A run of five or more: 3, and 1 for each module beyond five.
+      // Runs of five or more: 3, plus 1 per module beyond five.
       for (const run of cells.match(/0{5,}|1{5,}/g) ?? []) penalty += run.length - 2;
-      // 1:1:3:1:1 with four light modules before or after (light beyond the edge counts), overlaps included.
+      // 1:1:3:1:1 with four light modules before or after (light beyond the edge counts).
       penalty += 40 * (`0000${cells}0000`.match(/(?=10111010000|00001011101)/g)?.length ?? 0);
     }
   }

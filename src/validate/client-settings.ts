@@ -6,16 +6,12 @@ const nonEmpty = stringOf({ minLength: 1, maxLength: 4096 });
 const credential = stringOf({ minLength: 0, maxLength: 1024 });
 const port = integerIn(1, 65535);
 
+const urlText = stringOf({ minLength: 1, maxLength: 2048 });
 const httpUrl: Checker<string> = (input, path) => {
-  const asString = stringOf({ minLength: 1, maxLength: 2048 })(input, path);
+  const asString = urlText(input, path);
   if (!asString.ok) return asString;
-  let url: URL;
-  try {
-    url = new URL(asString.value);
-  } catch {
-    return fail(path, 'must be an http or https URL');
-  }
-  return url.protocol === 'http:' || url.protocol === 'https:' ? asString : fail(path, 'must be an http or https URL');
+  const protocol = URL.canParse(asString.value) ? new URL(asString.value).protocol : undefined;
+  return protocol === 'http:' || protocol === 'https:' ? asString : fail(path, 'must be an http or https URL');
 };
 
 const VARIANTS = {

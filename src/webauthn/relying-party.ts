@@ -3,9 +3,7 @@ import { isDnsName } from '../validate/host-name.js';
 
 /** Who we are to an authenticator for one request (INTERFACE.md "Signing in"). */
 export interface RelyingParty {
-  /** rp.id: `--cookie-domain` when set, else the host the browser used. */
   readonly id: string;
-  /** Whether a response made at `origin` is ours: https:// that host, or a local try-out. */
   readonly isOriginAllowed: (origin: string) => boolean;
 }
 
@@ -13,10 +11,10 @@ export interface RelyingParty {
 const LOCAL_ORIGIN = /^http:\/\/(?:localhost|127\.0\.0\.1)(?::\d{1,5})?$/;
 
 /**
- * The relying party for a request whose browser used `host` (`Host`, or `X-Forwarded-Host` from
- * a trusted proxy), or undefined when that is not a host name with an optional port. The expected
- * origin is `https://` that host, its port kept unless it is 443, plus http://localhost and
- * http://127.0.0.1 on any port.
+ * The relying party for a request whose browser used `host` (`Host`, or `X-Forwarded-Host` from a
+ * trusted proxy), or undefined when that is not a host name with an optional port. rp.id is
+ * `--cookie-domain` when set, else that host; the origin allowed is `https://` that host, its port
+ * kept unless it is 443, plus http://localhost and http://127.0.0.1 on any port.
  */
 export function relyingPartyFor(host: string | undefined, cookieDomain: string | undefined): RelyingParty | undefined {
   if (host === undefined) return undefined;

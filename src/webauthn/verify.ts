@@ -17,10 +17,9 @@ export class WebAuthnRefused extends Error {
   }
 }
 
+/** The challenge this server issued (and has just taken out of its store), and who we are. */
 export interface Expectation {
-  /** The challenge this server issued (and has just taken out of its store). */
   readonly challenge: Buffer;
-  /** rp.id: its SHA-256 must open the authenticator data. */
   readonly rpId: string;
   readonly isOriginAllowed: (origin: string) => boolean;
 }
@@ -122,9 +121,8 @@ function readAuthenticatorData(bytes: Buffer, rpId: string) {
 }
 
 /**
- * Attestation formats of the WebAuthn registry. Gatehouse asks for `none` and trusts no list of
- * authenticator makers, so the statement of any other registered format is read within the CBOR
- * limits and not verified: the key is trusted on first use either way. An unknown format is refused.
+ * Attestation formats of the WebAuthn registry. We ask for `none` and trust no list of makers, so
+ * another format's statement is read within the CBOR limits, not verified: the key is trusted on first use.
  */
 export const KNOWN_ATTESTATION_FORMATS: readonly string[] = ['none', 'packed', 'tpm', 'android-key', 'android-safetynet', 'fido-u2f', 'apple', 'compound'];
 
@@ -153,11 +151,9 @@ export function verifyRegistration(response: { readonly clientDataJSON: Buffer; 
 }
 
 /**
- * Section 7.2: verifies an assertion for `expect` and returns the sign count the authenticator
- * reported and whether it verified the user. A reported sign count that is not 0 and not above
- * the stored one is refused (a cloned authenticator, section 6.1.1). A reported count of 0 is
- * always accepted, whatever the stored one: an authenticator without a counter (a synced
- * passkey) always sends 0, so a clone sending 0 is not detected. Throws WebAuthnRefused.
+ * Section 7.2: verifies an assertion and returns the sign count reported and whether the user was
+ * verified. A count not 0 and not above the stored one is refused (a clone, section 6.1.1); 0 is always
+ * accepted (a synced passkey has no counter), so a clone sending 0 is not detected. Throws WebAuthnRefused.
  */
 export function verifyAuthentication(
   response: { readonly clientDataJSON: Buffer; readonly authenticatorData: Buffer; readonly signature: Buffer },
