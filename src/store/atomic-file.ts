@@ -4,11 +4,6 @@ import type { StoreFileSystem } from './file-system.js';
 
 let tempCounter = 0;
 
-export interface AtomicWriteOptions {
-  /** Keep the replaced file as `<path>.prev` (a hard link, so no extra copy). */
-  readonly keepPrevious?: boolean;
-}
-
 /**
  * Raised when the directory fsync after the rename failed and the old content could not be put
  * back: the new content is what the file shows now, but whether it survives a power cut is unknown.
@@ -36,9 +31,10 @@ export async function removeStaleTempFiles(dir: string): Promise<number> {
  * Replaces `path` with `data` so that a crash leaves either the old or the new content:
  * temp file in the same directory (mode 0600, exclusive create), every byte written, fsync,
  * size checked, rename, directory fsync. A failed fsync is never retried: the page cache may
- * already have dropped the data (the "fsyncgate" lesson), so the change fails.
+ * already have dropped the data (the "fsyncgate" lesson), so the change fails. `keepPrevious`
+ * keeps the replaced file as `<path>.prev` (a hard link, so no extra copy).
  */
-export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: Buffer, options: { readonly keepPrevious?: boolean } = {}): Promise<void> {
   const dir = dirname(path);
   const tempPath = join(dir, `.${basename(path)}.${process.pid}.${++tempCounter}.tmp`);
   const handle = await fs.open(tempPath, 'wx', 0o600);
@@ -104,9 +100,7 @@ type Previous = 'linked' | 'none' | 'unavailable';
 /** Hard-links the current file as `.prev`. */
 async function linkPrevious(fs: StoreFileSystem, path: string): Promise<Previous> {
   const previous = `${path}.prev`;
-  await fs.unlink(previous).catch((error: unknown) => {
-    if (!isErrorCode(error, 'ENOENT')) throw error;
-  });
+  await unlessMissing(fs.unlink(previous));
   try {
     await fs.link(path, previous);
     return 'linked';
@@ -117,7 +111,7 @@ async function linkPrevious(fs: StoreFileSystem, path: string): Promise<Previous
   }
 }
 
-export async function syncDirectory(fs: StoreFileSystem, dir: string): Promise<void> {
+async function syncDirectory(fs: StoreFileSystem, dir: string): Promise<void> {
   const handle = await fs.open(dir, 'r');
   try {
     await handle.sync();

@@ -83,26 +83,15 @@ function checkOwnedAndPrivate(what: string, path: string, dir: string, stats: St
  * was paused, say) writes nothing over the new holder's files. A check of a clock, no I/O.
  */
 export function guardWrites(fileSystem: StoreFileSystem, lock: DataDirLock, dir: string): StoreFileSystem {
-  const check = (): void => {
+  const checked = <T>(write: () => Promise<T>): Promise<T> => {
     if (!lock.isHeld()) throw new DataDirLockLost(dir, 'its lease is no longer held');
+    return write();
   };
   return {
-    open: (path, flags, mode) => {
-      if (flags !== 'r') check();
-      return fileSystem.open(path, flags, mode);
-    },
-    rename: (from, to) => {
-      check();
-      return fileSystem.rename(from, to);
-    },
-    link: (existing, newPath) => {
-      check();
-      return fileSystem.link(existing, newPath);
-    },
-    unlink: (path) => {
-      check();
-      return fileSystem.unlink(path);
-    },
+    open: (path, flags, mode) => (flags === 'r' ? fileSystem.open(path, flags, mode) : checked(() => fileSystem.open(path, flags, mode))),
+    rename: (from, to) => checked(() => fileSystem.rename(from, to)),
+    link: (existing, newPath) => checked(() => fileSystem.link(existing, newPath)),
+    unlink: (path) => checked(() => fileSystem.unlink(path)),
     readFile: (path) => fileSystem.readFile(path),
   };
 }

@@ -19,10 +19,5 @@ export interface StoreFileHandle {
   close(): Promise<void>;
 }
 
-export const realFileSystem: StoreFileSystem = {
-  open: (path, flags, mode) => fs.open(path, flags, mode),
-  rename: (from, to) => fs.rename(from, to),
-  link: (existing, newPath) => fs.link(existing, newPath),
-  unlink: (path) => fs.unlink(path),
-  readFile: (path) => fs.readFile(path),
-};
+/** The real file system: node:fs's promises API, which the seam is a subset of. */
+export const realFileSystem: StoreFileSystem = fs;

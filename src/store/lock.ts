@@ -159,11 +159,11 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
   throw new Error(`could not take the lock ${path}: other processes keep taking it`);
 }
 
+/** A lock file as read: `legacyPid` is a format 1 lock's (`{"pid":N}`). */
 interface SeenLock {
   readonly text: string;
   readonly mtimeMs: number;
   readonly record: LockRecord | undefined;
-  /** The pid of a format 1 lock (`{"pid":N}`). */
   readonly legacyPid: number | undefined;
 }
 
@@ -201,7 +201,6 @@ function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefin
 async function watch(path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal: AbortSignal | undefined): Promise<Verdict | 'changed'> {
   const until = performance.now() + timing.expiryMs;
   while (performance.now() < until) {
-    // Rejects at once with the signal's reason when a stop is requested meanwhile.
     await sleep(timing.pollMs, undefined, { signal }).catch(() => signal?.throwIfAborted());
     const next = await readLockFile(path);
     if (next === undefined || next.text !== seen.text) return next?.record !== undefined && next.record.nonce === seen.record?.nonce ? 'live' : 'changed';
@@ -246,8 +245,7 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
     if (!isFresh()) {
       const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
       const forMs = Math.max(startedAt - renewedAt, startedWall - renewedWall);
-      lose(`its lease was not renewed for ${Math.round(forMs / 1000)} s${cause}, so another process may have taken the directory over`);
-      return;
+      return lose(`its lease was not renewed for ${Math.round(forMs / 1000)} s${cause}, so another process may have taken the directory over`);
     }
     try {
       const seen = await readLockFile(path);
@@ -339,7 +337,7 @@ async function takeOver(dir: string, path: string, staleContent: string): Promis
   }
   try {
     if ((await readLockFile(path))?.text !== staleContent) return;
-    // Named like a lock temp file: one left by a crash here is removed once old (removeOldLockTemps).
+    // A lock temp name: one left by a crash here is removed once old (removeOldLockTemps).
     const grave = lockTempName(dir);
     const isMoved = await unlessMissing(fs.rename(path, grave).then(() => true));
     if (isMoved === undefined) return; // released meanwhile

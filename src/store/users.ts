@@ -11,7 +11,7 @@ import { parsePasswordHash } from '../auth/password.js';
 import { SEALED_FORMAT } from '../auth/seal.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
 import { RECOVERY_CODE_COUNT, RECOVERY_DIGEST_FORMAT } from '../auth/totp.js';
-import { isErrorCode, RenamedButNotDurable, writeFileAtomic } from './atomic-file.js';
+import { RenamedButNotDurable, unlessMissing, writeFileAtomic } from './atomic-file.js';
 import type { StoreFileSystem } from './file-system.js';
 
 export const USERS_FILE = 'users.json';
@@ -255,7 +255,7 @@ class BatchView implements UserView {
 export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promise<UserStore> {
   const path = join(dataDir, USERS_FILE);
   const committed = new CommittedUsers();
-  committed.takeIn(new Map((await readUsersFile(fs, path)).map((user) => [user.username, user])));
+  committed.takeIn(await readUsersFile(fs, path));
   const pending: Job[] = [];
   let draining: Promise<void> | undefined;
   let isClosed = false;
@@ -337,17 +337,13 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
   };
 }
 
-async function readUsersFile(fs: StoreFileSystem, path: string): Promise<StoredUser[]> {
-  let text: string;
-  try {
-    text = (await fs.readFile(path)).toString('utf8');
-  } catch (error) {
-    if (isErrorCode(error, 'ENOENT')) return [];
-    throw error;
-  }
+async function readUsersFile(fs: StoreFileSystem, path: string): Promise<Map<string, StoredUser>> {
+  const users = new Map<string, StoredUser>();
+  const bytes = await unlessMissing(fs.readFile(path));
+  if (bytes === undefined) return users;
   let document: unknown;
   try {
-    document = JSON.parse(text);
+    document = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     // Only the position: the parser's message quotes the text around it, which may hold a hash
     // or a torrent client's password.
@@ -358,17 +354,16 @@ async function readUsersFile(fs: StoreFileSystem, path: string): Promise<StoredU
   const format = document['format'];
   if (typeof format !== 'number' || !Number.isInteger(format) || format < 1) throw new StoreCorrupt(path, 'it has no valid "format" number');
   if (format > USERS_FORMAT) throw new StoreTooNew(path, format);
-  const users = document['users'];
-  if (!Array.isArray(users)) throw new StoreCorrupt(path, 'it has no "users" array');
-  const seen = new Set<string>();
-  return users.map((entry: unknown, index: number) => {
+  const entries = document['users'];
+  if (!Array.isArray(entries)) throw new StoreCorrupt(path, 'it has no "users" array');
+  for (const [index, entry] of entries.entries()) {
     const result = checkStoredUser(entry, `users[${index}]`);
     if (!result.ok) {
       const problem = result.problems[0];
       throw new StoreCorrupt(path, `${problem?.path ?? `users[${index}]`} ${problem?.message ?? 'is invalid'}`);
     }
-    if (seen.has(result.value.username)) throw new StoreCorrupt(path, `users[${index}] repeats a username`);
-    seen.add(result.value.username);
-    return result.value;
-  });
+    if (users.has(result.value.username)) throw new StoreCorrupt(path, `users[${index}] repeats a username`);
+    users.set(result.value.username, result.value);
+  }
+  return users;
 }
