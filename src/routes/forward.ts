@@ -34,11 +34,10 @@ export interface ForwardRouteDeps {
 }
 
 // Far above any URL of the apps behind the gate; a token is at most 4,096 characters.
-const MAX_ORIGINAL_QUERY_LENGTH = 8192;
 const MAX_URL_LENGTH = 8192;
-// Longer redirects are answered without `rd`: nginx's default proxy_buffer_size (4 KiB) turns
-// a longer Location into a 502, and the login page then returns to `/`.
+// nginx's default proxy_buffer_size (4 KiB) turns a longer Location into a 502: a longer `rd` is left out.
 const MAX_RD_LENGTH = 2048;
+// The endpoint is public: a stranger's made-up levels must not use up the warnings an operator's typo needs.
 const MAX_LOGGED_UNKNOWN_LEVELS = 32;
 // Anyone can ask for the login page while it is gated: the warning says so at most this often.
 const LOOP_WARNING_INTERVAL_MS = 60_000;
@@ -63,17 +62,13 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const invalidGroupFilter = toPublicError(new InvalidGroupFilter()).prepared;
   const stopping = toPublicError(new ServiceStopping()).prepared;
   const secondFactorRequired = toPublicError(new SecondFactorRequired());
-  // Stored users are immutable and replaced on change: the answer with the encoded headers hangs
-  // off the record, one for a session and one for a machine token.
+  // The 200 with its encoded headers hangs off the (immutable) stored user: one for a session, one for a token.
   const allowedAnswers = { session: new WeakMap<StoredUser, PreparedAnswer>(), token: new WeakMap<StoredUser, PreparedAnswer>() };
-  // Each distinct unknown level is logged once, a bounded number of them: the endpoint is public,
-  // so a stranger's made-up levels must not use up the warning an operator's typo needs.
   const loggedUnknownLevels = new Set<string>();
   const now = deps.now ?? Date.now;
   let loopWarnedAt = -Infinity;
   let isInvalidGroupFilterLogged = false;
-  // A proxy sends the same few `group=` values on every request: each is parsed once. Bounded,
-  // since anyone can put any value there.
+  // A proxy sends the same few `group=` values: each is parsed once, in a bounded cache (anyone can send any).
   const groupFilters = new Map<string, readonly string[] | undefined>();
   const groupFilterOf = (text: string): readonly string[] | undefined => {
     if (groupFilters.has(text)) return groupFilters.get(text);
@@ -83,125 +78,114 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
     return filter;
   };
 
-  /**
-   * A browser's page load refused with 403 gets a page saying who is signed in and what is
-   * missing (Caddy and Traefik pass it on; nginx shows it when its error_page 403 asks again).
-   * False when the JSON refusal is the answer.
-   */
+  /** A 401 (or a 403 for two factors): a Basic challenge, a redirect to `login=`, or the JSON refusal. */
+  const refuse = (ctx: RequestContext, answer: PublicError, hint: string | undefined): void => {
+    const { res, req } = ctx;
+    if (ctx.query['basic'] === '1') {
+      sendPrepared(res, basicChallenge);
+      return;
+    }
+    const login = ctx.query['login'];
+    const location = login === undefined ? undefined : loginLocation(login, req.headers, allowedRedirectHosts, hint);
+    if (login === undefined || location === undefined) {
+      sendPrepared(res, answer.prepared);
+    } else if (isLoginPageRequest(login, req.headers)) {
+      // A redirect would come back here, again and again, each time with a longer `rd`.
+      if (now() - loopWarnedAt >= LOOP_WARNING_INTERVAL_MS) {
+        loopWarnedAt = now();
+        logger.warn('the login page is behind the gate, so sending a browser there would loop; answered 401 instead. Route the login page (and {base}/api/auth/) to Gatehouse without forward auth', { login: login.slice(0, 256) });
+      }
+      sendPrepared(res, answer.prepared);
+    } else {
+      sendRawJson(res, 302, answer.json, { location });
+    }
+  };
+
+  /** A browser's page load refused with 403 gets a page saying who is signed in and what is missing; false for JSON. */
   const sendForbiddenPage = (ctx: RequestContext, user: StoredUser, missing: Missing): boolean => {
     const { forbiddenPage } = deps;
     if (forbiddenPage === undefined || ctx.req.headers.accept?.includes('text/html') !== true) return false;
-    const login = ctx.query['login'];
-    const page = forbiddenPage({ username: user.username, missing, switchAccountUrl: login === undefined ? undefined : switchAccountUrlOf(login, ctx.req.headers, allowedRedirectHosts) });
+    const switchAccountUrl = switchAccountUrlOf(ctx.query['login'], ctx.req.headers, allowedRedirectHosts);
+    const page = forbiddenPage({ username: user.username, missing, switchAccountUrl });
     sendStatic(ctx.res, 403, page.body, page.headers);
     return true;
   };
 
-  return [
-    {
-      method: ANY_METHOD,
-      path: '/api/auth/forward',
-      // Never read, never 413: nginx may pass on the original request's Content-Length without
-      // sending a byte. The body policy closes the connection when one was announced.
-      body: 'ignored',
-      handler(ctx) {
-        const { req, res } = ctx;
-        if (isStopping()) {
-          sendPrepared(res, stopping);
-          return;
-        }
-        const level = ctx.query['level'];
-        if (level !== undefined && level !== 'ADMINISTRATOR' && level !== 'USER') {
-          const askedLevel = level.slice(0, 64);
-          if (loggedUnknownLevels.size < MAX_LOGGED_UNKNOWN_LEVELS && !loggedUnknownLevels.has(askedLevel)) {
-            loggedUnknownLevels.add(askedLevel);
-            // Not `level`: that name is the log line's own severity field.
-            logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { askedLevel });
-          }
-          sendPrepared(res, unknownLevel);
-          return;
-        }
-        const groupText = ctx.query['group'];
-        const groups = groupText === undefined ? undefined : groupFilterOf(groupText);
-        if (groupText !== undefined && groups === undefined) {
-          if (!isInvalidGroupFilterLogged) {
-            isInvalidGroupFilterLogged = true;
-            logger.warn('the forward URL asks for groups that are not valid group names (a-z, 0-9, _ and -, comma-separated, at most 32); every request there gets 403');
-          }
-          sendPrepared(res, invalidGroupFilter);
-          return;
-        }
-        // A machine token in Authorization is judged alone: the header is meant for Gatehouse.
-        // Any other Authorization (an app's own Basic or Bearer) leaves the session to be judged.
-        // A session is checked without the administrators' two-factor rule: it is judged below,
-        // where the answer can say why.
-        const machine = deps.machineTokens?.check(req.headers.authorization);
-        const caller = machine ?? session.checkAnyFactor(credentialsOf(ctx.credentials, req.headers));
-        const refuse = (answer: PublicError, hint: string | undefined): void => {
-          if (ctx.query['basic'] === '1') {
-            sendPrepared(res, basicChallenge);
-            return;
-          }
-          const login = ctx.query['login'];
-          const location = login === undefined ? undefined : loginLocation(login, req.headers, allowedRedirectHosts, hint);
-          if (location === undefined) {
-            sendPrepared(res, answer.prepared);
-          } else if (login !== undefined && isLoginPageRequest(login, req.headers)) {
-            // The login page itself reached the gate: a redirect there would come back here, again
-            // and again, each time with a longer `rd`, until the browser gives up.
-            if (now() - loopWarnedAt >= LOOP_WARNING_INTERVAL_MS) {
-              loopWarnedAt = now();
-              logger.warn('the login page is behind the gate, so sending a browser there would loop; answered 401 instead. Route the login page (and {base}/api/auth/) to Gatehouse without forward auth', { login: login.slice(0, 256) });
-            }
-            sendPrepared(res, answer.prepared);
-          } else {
-            sendRawJson(res, 302, answer.json, { location });
-          }
-        };
-        if ('refused' in caller) {
-          refuse(unauthenticated, undefined);
-          return;
-        }
-        // INTERFACE.md "The gate", `mfa=1`: a session without two factors counts as none. The login
-        // page learns from `mfa=` whether to ask for the code (`code`) or to tell the user to set a
-        // second factor up on the account page first (`setup`).
-        // A machine token has no second factor: it passes only where the forward URL also says `tokens=1`.
-        const isTwoFactorSession = 'claims' in caller ? isTwoFactor(caller.claims.amr) : ctx.query['tokens'] === '1';
-        if (!isTwoFactorSession && isTwoFactorAsked(ctx.query['mfa'], deps, caller.user)) {
-          if ('claims' in caller) refuse(secondFactorRequired, hasSecondFactor(caller.user) ? 'code' : 'setup');
-          else sendPrepared(res, ctx.query['basic'] === '1' ? basicChallenge : secondFactorRequired.prepared);
-          return;
-        }
-        const { user } = caller;
-        const isLevelMissing = level === 'ADMINISTRATOR' && !isAdministrator(user.level);
-        // INTERFACE.md "The gate": members of any one of the groups; with level=, both must hold.
-        const isGroupMissing = groups !== undefined && !isInAnyGroup(user, groups);
-        if (isLevelMissing || isGroupMissing) {
-          const missing: Missing = { isAdministratorNeeded: isLevelMissing, ...(isGroupMissing ? { groups } : {}) };
-          if (!sendForbiddenPage(ctx, user, missing)) sendPrepared(res, isLevelMissing ? notAdministrator : notInGroup);
-          return;
-        }
-        // Remote-Auth tells the proxy which credential passed: after `token` the shared snippets
-        // keep Authorization from the app (a Basic token cannot be recognised by pattern there).
-        const auth = 'claims' in caller ? 'session' : 'token';
-        let answer = allowedAnswers[auth].get(user);
-        if (answer === undefined) {
-          answer = prepareAnswer(200, '{}', {
-            'remote-user': percentEncodeHeaderValue(user.username),
-            'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER',
-            // Group names are a-z 0-9 _ - only: safe in a header as they are.
-            'remote-groups': (user.groups ?? []).join(','),
-            'remote-auth': auth,
-          });
-          allowedAnswers[auth].set(user, answer);
-        }
-        sendPrepared(res, answer);
-      },
-    },
-  ];
+  const handler = (ctx: RequestContext): void => {
+    const { req, res } = ctx;
+    if (isStopping()) {
+      sendPrepared(res, stopping);
+      return;
+    }
+    const level = ctx.query['level'];
+    if (level !== undefined && level !== 'ADMINISTRATOR' && level !== 'USER') {
+      const askedLevel = level.slice(0, 64);
+      if (loggedUnknownLevels.size < MAX_LOGGED_UNKNOWN_LEVELS && !loggedUnknownLevels.has(askedLevel)) {
+        loggedUnknownLevels.add(askedLevel);
+        // Not `level`: that name is the log line's own severity field.
+        logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { askedLevel });
+      }
+      sendPrepared(res, unknownLevel);
+      return;
+    }
+    const groupText = ctx.query['group'];
+    const groups = groupText === undefined ? undefined : groupFilterOf(groupText);
+    if (groupText !== undefined && groups === undefined) {
+      if (!isInvalidGroupFilterLogged) {
+        isInvalidGroupFilterLogged = true;
+        logger.warn('the forward URL asks for groups that are not valid group names (a-z, 0-9, _ and -, comma-separated, at most 32); every request there gets 403');
+      }
+      sendPrepared(res, invalidGroupFilter);
+      return;
+    }
+    // A machine token in Authorization is judged alone; any other Authorization is the app's own.
+    // The administrators' two-factor rule is judged below, where the answer can say why.
+    const machine = deps.machineTokens?.check(req.headers.authorization);
+    const caller = machine ?? session.checkAnyFactor(credentialsOf(ctx.credentials, req.headers));
+    if ('refused' in caller) {
+      refuse(ctx, unauthenticated, undefined);
+      return;
+    }
+    // INTERFACE.md "The gate", `mfa=1`: a session without two factors counts as none; the login page
+    // learns from `mfa=` whether to ask for the code or for a second factor to be set up first.
+    // A machine token has no second factor: it passes only where the forward URL also says `tokens=1`.
+    const isTwoFactorSession = 'claims' in caller ? isTwoFactor(caller.claims.amr) : ctx.query['tokens'] === '1';
+    if (!isTwoFactorSession && isTwoFactorAsked(ctx.query['mfa'], deps, caller.user)) {
+      if ('claims' in caller) refuse(ctx, secondFactorRequired, hasSecondFactor(caller.user) ? 'code' : 'setup');
+      else sendPrepared(res, ctx.query['basic'] === '1' ? basicChallenge : secondFactorRequired.prepared);
+      return;
+    }
+    const { user } = caller;
+    const isLevelMissing = level === 'ADMINISTRATOR' && !isAdministrator(user.level);
+    // INTERFACE.md "The gate": members of any one of the groups; with level=, both must hold.
+    const isGroupMissing = groups !== undefined && !isInAnyGroup(user, groups);
+    if (isLevelMissing || isGroupMissing) {
+      const missing: Missing = { isAdministratorNeeded: isLevelMissing, ...(isGroupMissing ? { groups } : {}) };
+      if (!sendForbiddenPage(ctx, user, missing)) sendPrepared(res, isLevelMissing ? notAdministrator : notInGroup);
+      return;
+    }
+    // After `token`, the shared snippets keep Authorization from the app (a Basic token has no pattern to spot).
+    const auth = 'claims' in caller ? 'session' : 'token';
+    let answer = allowedAnswers[auth].get(user);
+    if (answer === undefined) {
+      answer = prepareAnswer(200, '{}', {
+        'remote-user': percentEncodeHeaderValue(user.username),
+        'remote-level': isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER',
+        // Group names are a-z 0-9 _ - only: safe in a header as they are.
+        'remote-groups': (user.groups ?? []).join(','),
+        'remote-auth': auth,
+      });
+      allowedAnswers[auth].set(user, answer);
+    }
+    sendPrepared(res, answer);
+  };
+
+  // The body is never read, never 413: nginx may pass on the original request's Content-Length
+  // without sending a byte. The body policy closes the connection when one was announced.
+  return [{ method: ANY_METHOD, path: '/api/auth/forward', body: 'ignored', handler }];
 }
 
-/** Two factors are asked for: by the forward URL (`mfa=` anything but 0 or false: a typo fails closed), or by the operator. */
+/** `mfa=` anything but absent, 0 or false asks for two factors (a typo fails closed); so may the operator. */
 function isTwoFactorAsked(mfa: string | undefined, deps: ForwardRouteDeps, user: StoredUser): boolean {
   if (mfa !== undefined && mfa !== '0' && mfa !== 'false') return true;
   return deps.requireMfa === true || (deps.requireMfaForAdmins === true && isAdministrator(user.level));
@@ -215,11 +199,9 @@ function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
 }
 
 /**
- * The cookie; else the `token` of the original request's query (X-Original-URI from nginx,
- * then X-Forwarded-Uri from Traefik and Caddy); else `?token=` on the forward request. The
- * first one present is the one judged, as the cookie is over `?token=` everywhere else. A token
- * from a URL counts only for a request that is not a browser's page load and not sent by
- * another site's page (isUrlTokenHonoured): anyone can put a link with their own token on a page.
+ * The cookie; else `token` in the original request's query (X-Original-URI, then X-Forwarded-Uri);
+ * else `?token=` on the forward request. The first present is judged, as the cookie wins everywhere;
+ * a token from a URL counts only where isUrlTokenHonoured says so.
  */
 function credentialsOf(credentials: Credentials, headers: IncomingHttpHeaders): Credentials {
   if (credentials.cookieToken !== undefined) return credentials;
@@ -229,16 +211,13 @@ function credentialsOf(credentials: Credentials, headers: IncomingHttpHeaders): 
 }
 
 /**
- * Login CSRF: a session cookie is SameSite=Strict, so a browser leaves it off a request another
- * site starts, and a `?token=` in that link would make a signed-in user act as the link's
- * author. A URL token is honoured only when the forwarded request
- * - does not accept text/html: browsers ask for HTML on every page and frame load, with or
- *   without Fetch Metadata (which they send only to https and loopback origins);
- * - is not a navigation (`Sec-Fetch-Mode: navigate` or `nested-navigate`);
- * - was not started by another site's page (`Sec-Fetch-Site` absent, `none` or `same-origin`).
- * Download tools (wget, curl, aria2c, media players) accept any type and send no Fetch Metadata.
+ * Login CSRF: a SameSite=Strict cookie stays off a request another site starts, so a `?token=` in
+ * its link would make a signed-in user act as the link's author. A URL token counts only for a
+ * request that does not accept text/html (every browser page and frame load does, Fetch Metadata
+ * or not), is not a navigation, and was not started by another site's page. Download tools
+ * (wget, curl, media players) accept any type and send no Fetch Metadata.
  */
-export function isUrlTokenHonoured(headers: IncomingHttpHeaders): boolean {
+function isUrlTokenHonoured(headers: IncomingHttpHeaders): boolean {
   const accept = headers.accept;
   if (accept !== undefined && accept.toLowerCase().includes('text/html')) return false;
   const mode = headers['sec-fetch-mode'];
@@ -251,7 +230,7 @@ export function isUrlTokenHonoured(headers: IncomingHttpHeaders): boolean {
 function tokenOfUri(uri: string | string[] | undefined): string | undefined {
   if (typeof uri !== 'string') return undefined;
   const queryStart = uri.indexOf('?');
-  if (queryStart < 0 || uri.length - queryStart - 1 > MAX_ORIGINAL_QUERY_LENGTH) return undefined;
+  if (queryStart < 0 || uri.length - queryStart - 1 > MAX_URL_LENGTH) return undefined;
   // Most requests behind the gate carry no token: skip the parse unless one could be there.
   if (uri.indexOf('token', queryStart) < 0 && uri.indexOf('%', queryStart) < 0) return undefined;
   const fragment = uri.indexOf('#', queryStart);
@@ -259,47 +238,43 @@ function tokenOfUri(uri: string | string[] | undefined): string | undefined {
   return token === '' ? undefined : token;
 }
 
-/**
- * Where to send a browser without a session: `login` (from the forward URL) plus `rd`, the
- * original URL. Undefined, so the answer stays 401, unless `login` is a path on this site or an
- * http(s) URL on an allowed host, and the original request accepts HTML.
- */
+/** Where to send a browser without a session (`login`, the hint, `rd`); undefined keeps the 401. */
 function loginLocation(login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[], mfaHint: string | undefined): string | undefined {
   if (headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
-  const target = mfaHint === undefined ? login : `${login}${login.includes('?') ? '&' : '?'}mfa=${mfaHint}`;
-  const original = originalUrlOf(headers);
-  const rd = original === undefined ? '' : encodeURIComponent(original);
-  if (rd === '' || rd.length > MAX_RD_LENGTH) return target;
-  return `${target}${target.includes('?') ? '&' : '?'}rd=${rd}`;
+  return withOriginalUrl(mfaHint === undefined ? login : withParameter(login, 'mfa', mfaHint), headers);
 }
 
-/**
- * "Sign in as someone else" on the 403 page: the sign-out page beside the login page (`login`
- * with its last segment `logout`), with `rd` the original URL, so the next sign-in comes back.
- * Undefined unless `login` is a valid target whose path ends in `login`.
- */
-function switchAccountUrlOf(login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
-  if (!isLoginTarget(login, allowedHosts)) return undefined;
+/** "Sign in as someone else" on the 403 page: the `logout` page beside a `login` target whose path ends in `login`. */
+function switchAccountUrlOf(login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
+  if (login === undefined || !isLoginTarget(login, allowedHosts)) return undefined;
   const path = pathOf(login);
   if (!/(?:^|\/)login$/.test(path)) return undefined;
-  const logout = `${path.slice(0, -'login'.length)}logout`;
+  return withOriginalUrl(`${path.slice(0, -'login'.length)}logout`, headers);
+}
+
+/** `target` with `rd`, the original URL percent-encoded, unless there is none or it is too long. */
+function withOriginalUrl(target: string, headers: IncomingHttpHeaders): string {
   const original = originalUrlOf(headers);
   const rd = original === undefined ? '' : encodeURIComponent(original);
-  return rd === '' || rd.length > MAX_RD_LENGTH ? logout : `${logout}?rd=${rd}`;
+  return rd === '' || rd.length > MAX_RD_LENGTH ? target : withParameter(target, 'rd', rd);
+}
+
+function withParameter(target: string, name: string, value: string): string {
+  return `${target}${target.includes('?') ? '&' : '?'}${name}=${value}`;
 }
 
 /**
- * True when the request being checked is for the login page itself: the redirect would be to
- * the same place. A path `login` is on the original request's own site; an absolute one must
- * name its host (an unknown host is not judged a loop). Paths are compared as sent and decoded.
+ * True when the request being checked is for the login page itself. A path `login` is on the
+ * original request's own site; an absolute one must name its host (an unknown host is not judged
+ * a loop). Paths are compared as sent and decoded.
  */
 function isLoginPageRequest(login: string, headers: IncomingHttpHeaders): boolean {
-  const uri = headerText(headers['x-forwarded-uri']) ?? headerText(headers['x-original-uri']);
+  const uri = forwardedUriOf(headers);
   if (uri === undefined) return false;
   const requestedPath = pathOf(uri);
   let loginPath = pathOf(login);
   if (!login.startsWith('/')) {
-    const host = headerText(headers['x-forwarded-host']) ?? headers.host;
+    const host = forwardedHostOf(headers);
     let url: URL;
     let requested: URL;
     try {
@@ -345,17 +320,24 @@ function isLoginTarget(login: string, allowedHosts: readonly string[]): boolean 
 }
 
 /**
- * The URL the user asked for: absolute from X-Forwarded-Proto, X-Forwarded-Host (else Host) and
- * X-Forwarded-Uri (else X-Original-URI); only the path when the scheme or host is unknown, which
- * the login page resolves against its own origin. Undefined when there is no usable path.
+ * The URL the user asked for, from the X-Forwarded-* headers (else Host and X-Original-URI); only
+ * the path when the scheme or host is unknown, which the login page resolves against its origin.
  */
 function originalUrlOf(headers: IncomingHttpHeaders): string | undefined {
-  const uri = headerText(headers['x-forwarded-uri']) ?? headerText(headers['x-original-uri']);
+  const uri = forwardedUriOf(headers);
   if (uri === undefined || !uri.startsWith('/') || uri.length > MAX_URL_LENGTH || !isVisibleAscii(uri)) return undefined;
   const proto = headers['x-forwarded-proto'];
-  const host = headerText(headers['x-forwarded-host']) ?? headers.host;
+  const host = forwardedHostOf(headers);
   if ((proto !== 'https' && proto !== 'http') || host === undefined || !isPlainHost(host)) return uri;
   return `${proto}://${host}${uri}`;
+}
+
+function forwardedUriOf(headers: IncomingHttpHeaders): string | undefined {
+  return headerText(headers['x-forwarded-uri']) ?? headerText(headers['x-original-uri']);
+}
+
+function forwardedHostOf(headers: IncomingHttpHeaders): string | undefined {
+  return headerText(headers['x-forwarded-host']) ?? headers.host;
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
