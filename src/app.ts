@@ -56,11 +56,8 @@ export function createApp(options: AppOptions): App {
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {
     const answer = toPublicError(error);
     if (answer.isLogged) logger.error('request failed', error, { method: req.method, path });
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    sendError(req, res, answer);
+    if (res.headersSent) res.destroy();
+    else sendError(req, res, answer);
   };
 
   // 404 and 405 are answered without an error thrown: the answers are built once (405: per path).
@@ -96,19 +93,9 @@ export function createApp(options: AppOptions): App {
       } else {
         const route = match.handler;
         const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
-        const cookieToken = readCookie(req.headers.cookie, 'jwt');
-        const queryToken = query['token'];
-        const ctx: RequestContext = {
-          req,
-          res,
-          query,
-          param: match.param,
-          address,
-          credentials: {
-            cookieToken: cookieToken === '' ? undefined : cookieToken,
-            queryToken: queryToken === '' ? undefined : queryToken,
-          },
-        };
+        // An empty cookie or `token=` is no credential.
+        const credentials = { cookieToken: readCookie(req.headers.cookie, 'jwt') || undefined, queryToken: query['token'] || undefined };
+        const ctx: RequestContext = { req, res, query, param: match.param, address, credentials };
         // Most requests announce no body and expect nothing: the handler runs at once.
         const admitted = expectsContinue || announcesBody(req) ? bodyPolicy.admit(route.body, req, res, expectsContinue) : undefined;
         const pending = admitted === undefined ? route.handler(ctx) : admitted.then(() => route.handler(ctx));

@@ -27,7 +27,7 @@ import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
 import { createSessionCookies } from './routes/session-cookie.js';
-import { buildLoginPage, loginPageRoutes } from './routes/login-page.js';
+import { buildLoginPage } from './routes/login-page.js';
 import { buildAccountPage } from './pages/account.js';
 import { isErrorCode } from './store/atomic-file.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
@@ -111,7 +111,7 @@ export async function startServer(config: Config, options: ServerOptions) {
         ...authRoutes({ ...deps, offlineInstruction }),
         ...accountRoutes(deps),
         ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64), requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins }),
-        ...loginPageRoutes(buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64 })),
+        ...pageRoutes('/login', buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64 })),
         ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64)),
         ...probeRoutes(),
         // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
@@ -120,7 +120,7 @@ export async function startServer(config: Config, options: ServerOptions) {
           : [
               ...pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64)),
               ...passkeyRoutes({ ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret) }),
-              ...logoutPageRoutes({ ...deps, cookie: { path: config.baseUri || '/', isSecure: config.secureCookie, domain: config.cookieDomain } }),
+              ...logoutPageRoutes(deps),
             ]),
       ],
       rootRoutes: healthRoutes(() => isStopping),

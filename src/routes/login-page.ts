@@ -1,9 +1,6 @@
-import { buildPage, PAGE_HELPERS, pageRoutes, scriptJson, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
+import { buildPage, PAGE_HELPERS, scriptJson, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
 import { SIGN_IN_BODY, SIGN_IN_SCRIPT } from '../pages/sign-in.js';
-import type { Route } from './context.js';
 import { safeRedirectTarget } from './redirect-target.js';
-
-export type LoginPage = BuiltPage;
 
 export interface LoginPageOptions {
   /** Hosts `rd` may point at besides the page's own origin (config: --allowed-redirect-hosts). */
@@ -15,26 +12,14 @@ export interface LoginPageOptions {
 }
 
 /**
- * The login page, built once at start-up by the page shell (pages/shell.ts): its script has
- * the allowed hosts baked in first, and is allowed by hash in a CSP that loads nothing else.
+ * The login page ({base}/login), built once at start-up by the page shell (pages/shell.ts): its
+ * script has the allowed hosts baked in first, and is allowed by hash in a CSP that loads nothing else.
  */
-export function buildLoginPage(options: LoginPageOptions): LoginPage {
+export function buildLoginPage(options: LoginPageOptions): BuiltPage {
   const script = `
 var ALLOWED_HOSTS = ${scriptJson(options.allowedRedirectHosts)};
 var COOKIE_IS_SECURE = ${options.isCookieSecure === true};
 ${safeRedirectTarget.toString()}
 ${PAGE_HELPERS}${SIGN_IN_SCRIPT}`;
-  return buildPage(
-    {
-      title: 'Sign in',
-      body: SIGN_IN_BODY,
-      script,
-    },
-    options.sha256Base64,
-  );
-}
-
-/** GET and HEAD {base}/login: the same prebuilt bytes for everyone; the query is the script's business. */
-export function loginPageRoutes(page: LoginPage): Route[] {
-  return pageRoutes('/login', page);
+  return buildPage({ title: 'Sign in', body: SIGN_IN_BODY, script }, options.sha256Base64);
 }

@@ -1,16 +1,14 @@
 import type { RevocationList } from '../auth/revocations.js';
 import type { SessionAuthenticator } from '../auth/session.js';
-import type { ProxyTrust } from '../http/client-address.js';
-import { clearedSessionCookie } from '../http/cookies.js';
 import { isVisibleAscii } from '../http/header-value.js';
 import { sendStatic } from '../http/respond.js';
 import type { Route } from './context.js';
+import type { SessionCookies } from './session-cookie.js';
 
 export interface LogoutPageDeps {
   readonly session: SessionAuthenticator;
   readonly revocations: RevocationList | undefined;
-  readonly proxyTrust: ProxyTrust;
-  readonly cookie: { readonly path: string; readonly isSecure: boolean; readonly domain: string | undefined };
+  readonly cookies: SessionCookies;
   /** Milliseconds since the epoch. */
   readonly now: () => number;
 }
@@ -28,25 +26,19 @@ const EMPTY = Buffer.alloc(0);
  */
 export function logoutPageRoutes(deps: LogoutPageDeps): Route[] {
   return [
-    {
-      method: 'GET',
-      path: '/logout',
-      body: 'none',
-      async handler(ctx) {
-        // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.
-        const caller = deps.session.checkAnyFactor(ctx.credentials);
-        if (!('refused' in caller) && deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
-        const isSecure = deps.cookie.isSecure || deps.proxyTrust.isForwardedHttps(ctx.req);
-        const rd = ctx.query['rd'];
-        const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd) ? `login?rd=${encodeURIComponent(rd)}` : 'login';
-        sendStatic(ctx.res, 303, EMPTY, {
-          location,
-          'set-cookie': clearedSessionCookie({ path: deps.cookie.path, isSecure, domain: deps.cookie.domain }),
-          'cache-control': 'no-store',
-          'referrer-policy': 'no-referrer',
-          'content-length': 0,
-        });
-      },
-    },
+    { method: 'GET', path: '/logout', body: 'none', async handler(ctx) {
+      // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.
+      const caller = deps.session.checkAnyFactor(ctx.credentials);
+      if (!('refused' in caller) && deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
+      const rd = ctx.query['rd'];
+      const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd) ? `login?rd=${encodeURIComponent(rd)}` : 'login';
+      sendStatic(ctx.res, 303, EMPTY, {
+        location,
+        'set-cookie': deps.cookies.cleared(ctx),
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'content-length': 0,
+      });
+    } },
   ];
 }

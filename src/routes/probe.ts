@@ -7,18 +7,15 @@ import type { Route } from './context.js';
 const MAX_VALUES_PER_HEADER = 8;
 const MAX_VALUE_LENGTH = 512;
 
-/** The headers reported, by the key they are reported under. */
-const REPORTED = {
-  remoteUser: 'remote-user',
-  remoteLevel: 'remote-level',
-  remoteGroups: 'remote-groups',
-  xOriginalUri: 'x-original-uri',
-  xForwardedUri: 'x-forwarded-uri',
-} as const;
-type ReportedKey = keyof typeof REPORTED;
-const URI_KEYS: ReadonlySet<ReportedKey> = new Set(['xOriginalUri', 'xForwardedUri']);
-
-export type ProbeReport = { readonly probe: 'gatehouse'; readonly jwtCookie: boolean; readonly truncated: boolean } & { readonly [key in ReportedKey]: string[] };
+type ReportedKey = 'remoteUser' | 'remoteLevel' | 'remoteGroups' | 'xOriginalUri' | 'xForwardedUri';
+/** The headers reported (also spelled with `_`), by the key they are reported under. */
+const REPORTED: ReadonlyMap<string, ReportedKey> = new Map([
+  ['remote-user', 'remoteUser'],
+  ['remote-level', 'remoteLevel'],
+  ['remote-groups', 'remoteGroups'],
+  ['x-original-uri', 'xOriginalUri'],
+  ['x-forwarded-uri', 'xForwardedUri'],
+]);
 
 /**
  * `{base}/api/auth/probe`: what an app behind the proxy received, for `gatehouse doctor`. The
@@ -27,14 +24,13 @@ export type ProbeReport = { readonly probe: 'gatehouse'; readonly jwtCookie: boo
  * Remote-Level and Remote-Groups header as it arrived (also spelled with `_`, which some
  * frameworks read as the same header), every X-Original-URI and X-Forwarded-Uri with the query
  * values dropped (a `?token=` is a credential), and whether a `jwt` cookie arrived (never its
- * value). It judges nothing and needs no session: it only tells a caller what its own request
- * looked like when it got here.
+ * value). It judges nothing and needs no session.
  */
 export function probeRoutes(): Route[] {
   return [{ method: 'GET', path: '/api/auth/probe', body: 'none', handler: (ctx) => sendJson(ctx.res, 200, probeReportOf(ctx.req)) }];
 }
 
-export function probeReportOf(req: IncomingMessage): ProbeReport {
+function probeReportOf(req: IncomingMessage): object {
   const found: Record<ReportedKey, string[]> = { remoteUser: [], remoteLevel: [], remoteGroups: [], xOriginalUri: [], xForwardedUri: [] };
   let truncated = false;
   let jwtCookie = false;
@@ -42,27 +38,19 @@ export function probeReportOf(req: IncomingMessage): ProbeReport {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] ?? '').toLowerCase().replaceAll('_', '-');
     const value = raw[i + 1] ?? '';
-    if (name === 'cookie') {
-      jwtCookie ||= hasJwtCookie(value);
-      continue;
-    }
-    const key = keyOf(name);
+    if (name === 'cookie') jwtCookie ||= hasJwtCookie(value);
+    const key = REPORTED.get(name);
     if (key === undefined) continue;
     const values = found[key];
     if (values.length >= MAX_VALUES_PER_HEADER) {
       truncated = true;
       continue;
     }
-    const shown = URI_KEYS.has(key) ? withoutQueryValues(value) : value;
+    const shown = key === 'xOriginalUri' || key === 'xForwardedUri' ? withoutQueryValues(value) : value;
     if (shown.length > MAX_VALUE_LENGTH) truncated = true;
     values.push(shown.slice(0, MAX_VALUE_LENGTH));
   }
   return { probe: 'gatehouse', ...found, jwtCookie, truncated };
-}
-
-function keyOf(name: string): ReportedKey | undefined {
-  for (const key of Object.keys(REPORTED) as ReportedKey[]) if (REPORTED[key] === name) return key;
-  return undefined;
 }
 
 /** True when a Cookie header holds a pair named `jwt` (any value, even empty; any spacing). */
@@ -78,12 +66,5 @@ function hasJwtCookie(header: string): boolean {
 function withoutQueryValues(uri: string): string {
   const queryStart = uri.indexOf('?');
   if (queryStart < 0) return uri;
-  const pairs = uri
-    .slice(queryStart + 1, uri.length)
-    .split(/[&;]/)
-    .map((pair) => {
-      const equals = pair.indexOf('=');
-      return equals < 0 ? pair : `${pair.slice(0, equals)}=`;
-    });
-  return `${uri.slice(0, queryStart)}?${pairs.join('&')}`;
+  return `${uri.slice(0, queryStart)}?${uri.slice(queryStart + 1).replace(/=[^&;]*/g, '=').replaceAll(';', '&')}`;
 }
