@@ -37,6 +37,14 @@ export function parseFlags(args: readonly string[], settings: readonly SettingSp
   }
 }
 
+/** A flag's whole number from 1 to `max`, `fallback` when it is not given; else a UsageError saying `rule`. */
+export function wholeNumberFlag(value: string | boolean | undefined, fallback: number, max: number, rule: string): number {
+  const text = typeof value === 'string' ? value : String(fallback);
+  const number = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(number >= 1 && number <= max)) throw new UsageError(`${rule} (got ${JSON.stringify(text)})`);
+  return number;
+}
+
 /** Flag value, else environment value, else the setting's default; throws UsageError on a bad value. */
 export function configFrom(values: ParsedValues, env: CliIo['env']): Config {
   try {

@@ -1,24 +1,22 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
-/** One answer as the doctor keeps it: the body cut at the cap (the rest is never read). */
+/** One answer as the doctor keeps it: `json` is the body parsed, undefined when it is not JSON or was cut at the cap. */
 export interface Exchange {
-  readonly url: URL;
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  readonly body: Buffer;
-  readonly isTruncated: boolean;
+  readonly json: unknown;
 }
 
 export interface ExchangeOptions {
   readonly method?: string;
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
   /** The whole exchange, connecting included. */
   readonly timeoutMs: number;
   readonly maxBodyBytes: number;
   /** Requests to this origin go to `host`:`port` instead (Host and TLS server name still from the URL), as curl --connect-to. */
-  readonly connectTo?: { readonly origin: string; readonly host: string; readonly port: number } | undefined;
+  readonly connectTo: { readonly origin: string; readonly host: string; readonly port: number } | undefined;
 }
 
 /** The request could not be made or did not finish: `message` says what happened, for a person. */
@@ -50,14 +48,13 @@ export function exchange(url: URL, options: ExchangeOptions): Promise<Exchange> 
     const req = send({ ...target, protocol: url.protocol, method: options.method ?? 'GET', agent: false }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const finish = (isTruncated: boolean): void =>
-        settle(undefined, { url, status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, options.maxBodyBytes), isTruncated });
+      const finish = (json: unknown): void => settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, json });
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
-        if (size > options.maxBodyBytes) finish(true);
+        if (size > options.maxBodyBytes) finish(undefined);
       });
-      res.once('end', () => finish(false));
+      res.once('end', () => finish(jsonOf(Buffer.concat(chunks))));
       res.once('error', (error) => settle(new ExchangeFailed(`the answer broke off (${describe(error)})`)));
     });
     const timer = setTimeout(() => settle(new ExchangeFailed(`no whole answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
@@ -71,16 +68,9 @@ function describe(error: Error): string {
   return code === undefined ? error.message : `${code}: ${error.message}`;
 }
 
-/** The Set-Cookie lines of an answer. */
-export function setCookieLines(headers: IncomingHttpHeaders): string[] {
-  return headers['set-cookie'] ?? [];
-}
-
-/** The body as JSON, or undefined when it is not JSON (or was cut). */
-export function jsonOf(answer: Exchange): unknown {
-  if (answer.isTruncated) return undefined;
+function jsonOf(body: Buffer): unknown {
   try {
-    return JSON.parse(answer.body.toString('utf8')) as unknown;
+    return JSON.parse(body.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }

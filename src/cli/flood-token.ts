@@ -1,7 +1,7 @@
 import { createTokenCodec, MIN_SECRET_BYTES } from '../auth/jwt.js';
-import { readSmallFile, SmallFileRefused } from '../store/small-file.js';
 import { checkUsername } from '../validate/auth.js';
-import { parseFlags, type CliIo } from './commands.js';
+import { parseFlags, wholeNumberFlag, type CliIo } from './commands.js';
+import { readGivenFile } from './read-input.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
 
 export const FLOOD_TOKEN_HELP = `Usage: gatehouse flood-token --secret-file PATH [--username NAME] [--days N]
@@ -31,7 +31,7 @@ const MAX_DAYS = 36_500;
 const MAX_SECRET_FILE_BYTES = 4096;
 
 /** `gatehouse flood-token`: writes one token line to stdout; a bad file or flag is a usage error (exit 2). */
-export async function floodTokenCommand(args: readonly string[], io: CliIo, now: () => number = Date.now): Promise<number> {
+export async function floodTokenCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(args, [], { 'secret-file': 'string', username: 'string', days: 'string' }, 0);
   if (values['help'] === true) {
     io.stdout.write(FLOOD_TOKEN_HELP);
@@ -41,31 +41,21 @@ export async function floodTokenCommand(args: readonly string[], io: CliIo, now:
   if (typeof path !== 'string' || path === '') throw new UsageError("flood-token needs --secret-file with the path of Flood's secret file");
   const username = typeof values['username'] === 'string' ? values['username'] : DEFAULT_USERNAME;
   if (!checkUsername(username, 'username').ok) throw new UsageError('--username must be 1 to 256 characters without control characters');
-  const daysText = typeof values['days'] === 'string' ? values['days'] : String(DEFAULT_DAYS);
-  const days = /^\d+$/.test(daysText) ? Number(daysText) : NaN;
-  if (!(days >= 1 && days <= MAX_DAYS)) throw new UsageError(`--days must be an integer from 1 to ${MAX_DAYS} (got ${JSON.stringify(daysText)})`);
-
-  let file: Awaited<ReturnType<typeof readSmallFile>>;
-  try {
-    file = await readSmallFile(path, MAX_SECRET_FILE_BYTES);
-  } catch (error) {
-    if (error instanceof SmallFileRefused) throw new UsageError(`the secret file ${path} ${error.message}`);
-    throw error;
-  }
-  const text = file.bytes.toString('utf8');
+  const days = wholeNumberFlag(values['days'], DEFAULT_DAYS, MAX_DAYS, `--days must be an integer from 1 to ${MAX_DAYS}`);
+  const file = await readGivenFile(path, MAX_SECRET_FILE_BYTES, `the secret file ${path}`);
   const { mode } = file.stats;
   if ((mode & 0o077) !== 0) {
     io.stderr.write(`gatehouse: warning: ${path} is readable by group or others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); Flood creates it 0600\n`);
   }
   // Flood reads the file as UTF-8 text, untrimmed, and its jsonwebtoken signs with that
   // string's UTF-8 bytes: the same conversion here gives the same key, byte for byte.
-  const secret = Buffer.from(text, 'utf8');
+  const secret = Buffer.from(file.bytes.toString('utf8'), 'utf8');
   if (secret.length === 0) throw new UsageError(`${path} is empty`);
   if (secret.length < MIN_SECRET_BYTES) {
     // Flood accepts 30 characters; an HMAC-SHA256 key shorter than the hash is weaker (RFC 2104 section 3).
     throw new UsageError(`${path} holds ${secret.length} bytes; a secret of at least ${MIN_SECRET_BYTES} is needed (give Flood a longer one)`);
   }
-  const iat = Math.floor(now() / 1000);
+  const iat = Math.floor(Date.now() / 1000);
   // Flood checks its cookie token against a strict {username, iat, exp}: no other claim.
   const token = createTokenCodec(secret).sign({ username, iat, exp: iat + days * 86_400 });
   io.stdout.write(`${token}\n`);

@@ -15,8 +15,7 @@ import { checkClientSettings, type ClientSettings } from '../validate/client-set
 import { checkGroups } from '../validate/groups.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
 import { configFrom, parseFlags, settingsHelp, type CliIo, type FlagTypes, type ParsedFlags } from './commands.js';
-import { readClientInput } from './read-client-settings.js';
-import { readNewPassword } from './read-password.js';
+import { readClientInput, readNewPassword } from './read-input.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
 
 // Offline administration works on the data directory directly, holding its lock, so it
