@@ -33,21 +33,8 @@ function refusal<A = void>(code: string, status: number, message: string | ((arg
   return class extends Refusal {
     readonly code = code;
     readonly status = status;
-    constructor(argument: A) {
-      super(typeof message === 'string' ? message : message(argument));
-    }
-  };
-}
-
-/** The base of a refusal that keeps why it was refused in `reason` (one of ours, never the client's text). */
-function refusalWithReason(code: string, status: number, messageOf: (reason: string) => string) {
-  return class extends Refusal {
-    readonly code = code;
-    readonly status = status;
-    readonly reason: string;
-    constructor(reason: string, options?: ErrorOptions) {
-      super(messageOf(reason), options);
-      this.reason = reason;
+    constructor(argument: A, options?: ErrorOptions) {
+      super(typeof message === 'string' ? message : message(argument), options);
     }
   };
 }
@@ -84,8 +71,13 @@ export class ClientAborted extends refusal('CLIENT_ABORTED', 400,
 /** Every token failure and every missing credential: one status, one body. */
 export class AuthRequired extends refusal('AUTH_REQUIRED', 401, 'Authentication is required.') {}
 /** Thrown by TokenCodec.verify; `reason` is for tests and debug logs only (routes answer AuthRequired). */
-export class TokenInvalid extends refusalWithReason('AUTH_TOKEN_INVALID', 401,
-  (reason) => `Token refused: ${reason}.`) {}
+export class TokenInvalid extends refusal<string>('AUTH_TOKEN_INVALID', 401, (reason) => `Token refused: ${reason}.`) {
+  readonly reason: string;
+  constructor(reason: string) {
+    super(reason);
+    this.reason = reason;
+  }
+}
 export class InvalidCredentials extends refusal('INVALID_CREDENTIALS', 401, 'Username or password is incorrect.') {}
 /**
  * The password was right, but the account has TOTP and no code came (INTERFACE.md "Signing in").
@@ -96,8 +88,8 @@ export class SecondFactorRequired extends refusal('SECOND_FACTOR_REQUIRED', 401,
 /** The password was right, the code was not (wrong, outside the skew, already used): INTERFACE.md "Signing in". */
 export class InvalidSecondFactor extends refusal('INVALID_SECOND_FACTOR', 401,
   'The code is incorrect or was already used.') {}
-/** A passkey sign-in that does not verify: one 401 for every reason (INTERFACE.md "Signing in"). */
-export class PasskeyRefused extends refusalWithReason('PASSKEY_REFUSED', 401, () => 'The passkey was not accepted.') {}
+/** A passkey sign-in that does not verify: one 401 whatever the reason the route logs (INTERFACE.md "Signing in"). */
+export class PasskeyRefused extends refusal<string>('PASSKEY_REFUSED', 401, 'The passkey was not accepted.') {}
 
 /** INTERFACE.md "The caller's own account": the session is fine, the password given to confirm a change is not. */
 export class WrongPassword extends refusal('WRONG_PASSWORD', 403, 'The current password is incorrect.') {}
@@ -133,8 +125,8 @@ export class RouteNotFound extends refusal('NOT_FOUND', 404, 'There is nothing a
 export class MachineTokenNotFound extends refusal('TOKEN_NOT_FOUND', 404,
   'This account has no machine token with that id.') {}
 export class PasskeyNotFound extends refusal('PASSKEY_NOT_FOUND', 404, 'This account has no passkey with that id.') {}
-/** A passkey registration that does not verify. */
-export class PasskeyInvalid extends refusalWithReason('PASSKEY_INVALID', 400,
+/** A passkey registration that does not verify; the reason is one of ours, never the client's text. */
+export class PasskeyInvalid extends refusal<string>('PASSKEY_INVALID', 400,
   (reason) => `The passkey could not be added: ${reason}.`) {}
 
 export class MethodNotAllowed extends refusal('METHOD_NOT_ALLOWED', 405, 'This path does not answer that method.') {

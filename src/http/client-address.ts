@@ -2,17 +2,6 @@ import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { splitHostPort } from './host-header.js';
 
-export interface ProxyTrust {
-  /** The client's address: the socket's, or the last untrusted hop of X-Forwarded-For when the socket is a trusted proxy. */
-  clientAddress(req: IncomingMessage): string;
-  /** True when a trusted proxy says the client used HTTPS. */
-  isForwardedHttps(req: IncomingMessage): boolean;
-  /** True when the socket's peer is loopback or a trusted proxy (the only callers `--auth none` serves). */
-  isTrustedPeer(req: IncomingMessage): boolean;
-  /** The host the browser used: the last X-Forwarded-Host value when a trusted proxy sent it, else `Host`. */
-  browserHost(req: IncomingMessage): string | undefined;
-}
-
 /** Removes the IPv4-mapped prefix so one client has one spelling (throttle keys, logs, fail2ban). */
 export function normalizeAddress(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
@@ -45,8 +34,10 @@ export function parseHop(text: string): string {
   return text.slice(0, 64).replace(/[^\x20-\x7e]/g, '?');
 }
 
+export type ProxyTrust = ReturnType<typeof createProxyTrust>;
+
 /** Parses `--trust-proxy` entries (addresses or CIDRs); throws TypeError on a bad entry. */
-export function createProxyTrust(entries: readonly string[]): ProxyTrust {
+export function createProxyTrust(entries: readonly string[]) {
   const trusted = new BlockList();
   for (const entry of entries) {
     const [address = '', prefix, extra] = entry.split('/');
@@ -71,7 +62,8 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
   };
 
   return {
-    clientAddress(req) {
+    /** The socket's address, or the last untrusted hop of X-Forwarded-For when the socket is a trusted proxy. */
+    clientAddress(req: IncomingMessage): string {
       let address = socketAddress(req);
       if (!isProxy(address)) return address;
       const forwarded = req.headers['x-forwarded-for'];
@@ -87,12 +79,15 @@ export function createProxyTrust(entries: readonly string[]): ProxyTrust {
       }
       return address;
     },
-    isTrustedPeer(req) {
+    /** True when the socket's peer is loopback or a trusted proxy (the only callers `--auth none` serves). */
+    isTrustedPeer(req: IncomingMessage): boolean {
       const address = socketAddress(req);
       return isLoopbackAddress(address) || isProxy(address);
     },
-    isForwardedHttps: (req) => lastFromProxy(req, 'x-forwarded-proto').toLowerCase() === 'https',
-    browserHost(req) {
+    /** True when a trusted proxy says the client used HTTPS. */
+    isForwardedHttps: (req: IncomingMessage) => lastFromProxy(req, 'x-forwarded-proto').toLowerCase() === 'https',
+    /** The host the browser used: the last X-Forwarded-Host value when a trusted proxy sent it, else `Host`. */
+    browserHost(req: IncomingMessage): string | undefined {
       const host = lastFromProxy(req, 'x-forwarded-host');
       return host === '' ? req.headers.host : host;
     },

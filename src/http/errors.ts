@@ -1,19 +1,9 @@
 import { GatehouseError, MethodNotAllowed, Refusal, ServerBusy, TooManyAttempts } from '../errors.js';
-import { prepareAnswer, type PreparedAnswer } from './respond.js';
+import { prepareAnswer } from './respond.js';
 
 type Headers = Readonly<Record<string, string>>;
 
-export interface PublicError {
-  readonly status: number;
-  readonly body: { readonly code: string; readonly message: string };
-  /** The body as JSON, serialized once per kind of error. */
-  readonly json: string;
-  readonly headers: Headers;
-  /** Status, headers and body, built once: what is sent unless the connection must close. */
-  readonly prepared: PreparedAnswer;
-  /** True for what the operator must see, logged with its cause and stack: anything but a Refusal. */
-  readonly isLogged: boolean;
-}
+export type PublicError = ReturnType<typeof answerOf>;
 
 const NO_HEADERS: Headers = Object.freeze({});
 const INTERNAL = answerOf(500, 'INTERNAL_ERROR', 'Something went wrong on the server.', NO_HEADERS, true);
@@ -37,7 +27,12 @@ export function toPublicError(error: unknown): PublicError {
   return answer;
 }
 
-function answerOf(status: number, code: string, message: string, headers: Headers, isLogged: boolean): PublicError {
+/**
+ * An error's answer: the body also as JSON, and `prepared` (status, headers and body, built once) is
+ * what is sent unless the connection must close. `isLogged` for what the operator must see, with its
+ * cause and stack: anything but a Refusal.
+ */
+function answerOf(status: number, code: string, message: string, headers: Headers, isLogged: boolean) {
   const body = Object.freeze({ code, message });
   const json = JSON.stringify(body);
   return Object.freeze({ status, body, json, headers, prepared: prepareAnswer(status, json, headers), isLogged });

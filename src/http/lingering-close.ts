@@ -1,18 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** How long and how much a closing connection keeps reading (and discarding) after its answer. */
-export interface LingerLimits {
-  /** Bytes discarded at most; one more and the connection is cut. */
-  readonly maxBytes: number;
-  /** Cut when the client has sent nothing for this long. */
-  readonly idleMs: number;
-  /** Cut this long after lingering began, whatever the client does. */
-  readonly totalMs: number;
-}
-
-// 16 MiB lets a client that uploads a 10 MB file before it looks at the answer (curl, most HTTP
-// libraries) read its 413. nginx lingers the same way, longer: every answer here is a few hundred bytes.
+/**
+ * How long and how much a closing connection keeps reading and discarding after its answer: bytes at
+ * most (one more and it is cut), silence at most, time in all. 16 MiB lets a client that uploads a
+ * 10 MB file before it looks at the answer (curl, most HTTP libraries) read its 413. nginx lingers
+ * the same way, longer: every answer here is a few hundred bytes.
+ */
+export type LingerLimits = Readonly<Record<'maxBytes' | 'idleMs' | 'totalMs', number>>;
 export const LINGER_LIMITS: LingerLimits = Object.freeze({ maxBytes: 16 * 1024 * 1024, idleMs: 2_000, totalMs: 5_000 });
 
 const lingering = new WeakSet<Socket>();

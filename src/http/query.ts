@@ -22,19 +22,15 @@ export function parseQuery(search: string): Record<string, string> {
       if (equals < 0) equals = search.length;
     }
     if (equals > start && equals < end) {
-      addPair(query, search.slice(start, equals), search.slice(equals + 1, end));
+      const name = decodeComponent(search.slice(start, equals));
+      const raw = search.slice(equals + 1, end);
+      // A bad value is kept raw: skipping it would let a later duplicate win instead of the first.
+      if (name !== undefined && !Object.hasOwn(query, name)) query[name] = decodeComponent(raw) ?? raw;
       pairs++;
     }
     start = end + 1;
   }
   return query;
-}
-
-function addPair(query: Record<string, string>, rawName: string, raw: string): void {
-  const name = decodeComponent(rawName);
-  if (name === undefined || Object.hasOwn(query, name)) return;
-  // A bad value is kept raw: skipping it would let a later duplicate win instead of the first.
-  query[name] = decodeComponent(raw) ?? raw;
 }
 
 const BAD_ESCAPE = /%(?![0-9A-Fa-f]{2})/;

@@ -18,16 +18,11 @@ export function sendRawJson(res: ServerResponse, status: number, json: string | 
 // users (300 KB) that was 6 times the CPU of sending bytes, so a larger body is sent as bytes.
 const MAX_STRING_BODY = 8 * 1024;
 
-/** An answer made once and sent many times (verify's 200 for a user, a fixed refusal): see prepareAnswer. */
-export interface PreparedAnswer {
-  readonly status: number;
-  readonly headers: Readonly<OutgoingHttpHeaders>;
-  /** ASCII JSON as a string (one chunk with the headers), anything else as its UTF-8 bytes. */
-  readonly body: string | Buffer;
-}
+/** An answer made once and sent many times (verify's 200 for a user, a fixed refusal). */
+export type PreparedAnswer = ReturnType<typeof prepareAnswer>;
 
 /** Builds an answer's headers and body once; node only reads the headers object, so one frozen object serves every send. */
-export function prepareAnswer(status: number, json: string, headers?: ExtraHeaders): PreparedAnswer {
+export function prepareAnswer(status: number, json: string, headers?: ExtraHeaders) {
   const body = bodyOf(json);
   return Object.freeze({ status, headers: Object.freeze(answerHeaders(body, headers)), body });
 }
