@@ -16,10 +16,9 @@ export function isTwoFactor(amr: Amr | undefined): boolean {
 }
 
 /**
- * Whether a session may change what protects an account (its password, second factors, machine
- * tokens): any session while the account has no second factor; once it has one, only a session
- * made with one (a code, or a passkey even without user verification), so that a stolen password
- * cannot add its own factor, remove the owner's, or mint a token that outlives the password.
+ * Whether a session may change what protects an account (password, second factors, machine
+ * tokens): once it has a second factor, only a session made with one (a code, or any passkey), so
+ * a stolen password cannot add its own factor, remove the owner's, or mint a lasting token.
  */
 export function mayChangeProtection(amr: Amr | undefined, account: SecondFactors): boolean {
   if (!hasSecondFactor(account)) return true;

@@ -118,8 +118,7 @@ export function createScryptPool(size: number) {
     if (isClosed) return; // close() has settled the job and ends the workers itself
     slots.splice(slots.indexOf(slot), 1);
     const job = slot.job;
-    // Its job runs once more (scrypt is safe to repeat, and the job may have reached a worker
-    // that was already dying); a second death fails it.
+    // Its job runs once more (scrypt is safe to repeat; the worker may have been dying already).
     if (job?.wasRetried === true) {
       job.reject(new Error(`the scrypt worker died mid-hash, twice (exit code ${code})`, { cause: slot.error }));
     } else if (job !== undefined) {

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * A fresh random key for a user's sessions. Tokens we issue carry it as `sid`; every credential
- * change replaces it, so no token from before the change (even from the same second, even for
- * an account later re-created under the same name) matches afterwards.
+ * A fresh random key for a user's sessions, carried by our tokens as `sid`. Every credential change
+ * replaces it, so no earlier token (same second or re-created account alike) matches afterwards.
  */
 export function newSessionKey(): string {
   return randomBytes(16).toString('base64url');

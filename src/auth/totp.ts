@@ -59,10 +59,8 @@ export function matchTotpStep(seed: Uint8Array, code: string, nowMs: number, las
 }
 
 /**
- * The Key URI an authenticator app reads (Google Authenticator's "Key Uri Format", which the
- * other apps follow): `otpauth://totp/ISSUER:ACCOUNT?secret=…&issuer=ISSUER&…`. The account
- * label is shortened to 64 characters: it is only a name shown in the app, and this keeps the
- * QR code small however long the username.
+ * The Key URI an authenticator app reads (Google Authenticator's "Key Uri Format"); the account
+ * label is only a name shown in the app, cut to 64 characters so the QR code stays small.
  */
 export function otpauthUri(issuer: string, account: string, seed: Uint8Array): string {
   const label = [...account].length > MAX_LABEL_CHARACTERS ? `${[...account].slice(0, MAX_LABEL_CHARACTERS - 1).join('')}…` : account;
@@ -85,10 +83,7 @@ export function newRecoveryCodes(): { readonly codes: readonly string[]; readonl
   return { codes, digests: codes.map((code) => recoveryDigest(code) ?? '') };
 }
 
-/**
- * The stored digest of a recovery code as a person may type it (either case, with or without
- * the dashes, spaces around groups), or undefined when it cannot be one.
- */
+/** The stored digest of a recovery code as a person may type it (either case, dashes or spaces), or undefined. */
 export function recoveryDigest(input: string): string | undefined {
   if (input.length > MAX_RECOVERY_INPUT_LENGTH) return undefined;
   const normalized = input.toLowerCase().replace(/[-\s]/g, '');
