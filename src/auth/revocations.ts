@@ -28,25 +28,11 @@ interface Cutoff {
 interface Batch {
   readonly entries: Map<string, Entry>;
   nowSeconds: number;
-  readonly done: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
+  done: Promise<void>;
 }
 
 // Only a digest is kept, so the file never holds a usable piece of a token.
 const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
-
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const done = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // A batch may fail with no one left waiting for it (every caller answered already).
-  done.catch(() => undefined);
-  return { entries: new Map(), nowSeconds: 0, done, resolve, reject };
-}
 
 /**
  * Server-side logout (off by default: INTERFACE.md). Bounded: past `maxEntries` live entries,
@@ -63,7 +49,8 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
   await load();
   let writing: Batch | undefined;
   let next: Batch | undefined;
-  let draining: Promise<void> | undefined;
+  // The last write's outcome, settled either way: the next write starts after it.
+  let tail = Promise.resolve();
   let isClosed = false;
 
   async function load(): Promise<void> {
@@ -159,14 +146,13 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     [entries, cutoffs] = [nextEntries, nextCutoffs];
   }
 
-  async function drain(): Promise<void> {
-    while (next !== undefined) {
-      writing = next;
-      next = undefined;
-      await commit(writing).then(writing.resolve, writing.reject);
+  async function write(batch: Batch): Promise<void> {
+    [writing, next] = [batch, undefined];
+    try {
+      await commit(batch);
+    } finally {
+      writing = undefined;
     }
-    writing = undefined;
-    draining = undefined;
   }
 
   return {
@@ -175,7 +161,7 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     /** Refuses later revocations (StoreClosed) and waits for the last write. */
     async close(): Promise<void> {
       isClosed = true;
-      while (draining !== undefined) await draining;
+      await tail;
     },
     /**
      * Remembers the token until its `exp`; takes effect and resolves once that is on disk. Throws
@@ -187,10 +173,15 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
       // Already refused, or waiting in a batch (being written, or the next): no write of its own.
       if (isRevoked(token, claims, digest)) return Promise.resolve();
       if (writing?.entries.has(digest) === true) return writing.done;
-      const batch = (next ??= newBatch());
+      const isNew = next === undefined;
+      const batch = (next ??= { entries: new Map(), nowSeconds: 0, done: tail });
       if (!batch.entries.has(digest)) batch.entries.set(digest, { username: claims.username, exp: claims.exp, iat: claims.iat });
       batch.nowSeconds = Math.max(batch.nowSeconds, nowSeconds);
-      draining ??= drain();
+      if (isNew) {
+        // Written now, or after the write under way whatever its outcome.
+        batch.done = writing === undefined ? write(batch) : tail.then(() => write(batch));
+        tail = batch.done.catch(() => undefined);
+      }
       return batch.done;
     },
   };
