@@ -47,7 +47,8 @@ const choice = <T extends string>(allowed: readonly T[]): Parse<T> => (text, nam
 };
 
 /** An empty value means the setting is not set. */
-const optional = <T>(parse: Parse<T>): Parse<T | undefined> => (text, name) => (text === '' ? undefined : parse(text, name));
+const optional = <T>(parse: Parse<T>): Parse<T | undefined> => (text, name) =>
+  text === '' ? undefined : parse(text, name);
 
 const list = (text: string): string[] => text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 
@@ -140,9 +141,9 @@ const TABLE = {
   hashQueueLength: { flag: 'hash-queue', env: 'GATEHOUSE_HASH_QUEUE', parse: integer(0, 100_000), help: 'password hashes that may wait before logins get 503', fallback: '256' },
   hashQueuePerClient: { flag: 'hash-queue-per-client', env: 'GATEHOUSE_HASH_QUEUE_PER_CLIENT', parse: integer(1, 1_000_000), help: 'password hashes one client address (IPv6: /64) may have waiting before its logins get 503', fallback: '4' },
   hashQueuePerNetwork: { flag: 'hash-queue-per-network', env: 'GATEHOUSE_HASH_QUEUE_PER_NETWORK', parse: integer(1, 1_000_000), help: 'password hashes one IPv4 /24 or IPv6 /48 may have waiting before its logins get 503', fallback: '16' },
-  throttleUser: { flag: 'throttle-user', env: 'GATEHOUSE_THROTTLE_USER', parse: integer(1, 1_000_000), help: 'failed logins per username per window before 429', fallback: '10' },
-  throttleAddress: { flag: 'throttle-address', env: 'GATEHOUSE_THROTTLE_ADDRESS', parse: integer(1, 1_000_000), help: 'failed logins per client address per window before 429', fallback: '50' },
-  throttleWindow: { flag: 'throttle-window', env: 'GATEHOUSE_THROTTLE_WINDOW', parse: integer(1, 86_400), help: 'throttle window in seconds', fallback: '900' },
+  maxFailuresPerUsername: { flag: 'throttle-user', env: 'GATEHOUSE_THROTTLE_USER', parse: integer(1, 1_000_000), help: 'failed logins per username per window before 429', fallback: '10' },
+  maxFailuresPerAddress: { flag: 'throttle-address', env: 'GATEHOUSE_THROTTLE_ADDRESS', parse: integer(1, 1_000_000), help: 'failed logins per client address per window before 429', fallback: '50' },
+  windowSeconds: { flag: 'throttle-window', env: 'GATEHOUSE_THROTTLE_WINDOW', parse: integer(1, 86_400), help: 'throttle window in seconds', fallback: '900' },
   logLevel: { flag: 'log-level', env: 'GATEHOUSE_LOG_LEVEL', parse: choice(LOG_LEVELS), help: 'debug, info, warn, error or silent', fallback: 'info' },
   logFormat: { flag: 'log-format', env: 'GATEHOUSE_LOG_FORMAT', parse: choice(LOG_FORMATS), help: 'json or pretty', fallback: 'json' },
   headersTimeoutMs: { flag: 'headers-timeout', env: 'GATEHOUSE_HEADERS_TIMEOUT', parse: integer(500, 600_000), help: 'milliseconds a client has to send all request headers (slowloris)', fallback: '10000' },
@@ -158,10 +159,9 @@ export const isSwitch = (spec: SettingSpec): boolean => spec.parse === boolean;
 export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 type Parsed = { readonly [K in keyof typeof TABLE]: ReturnType<(typeof TABLE)[K]['parse']> };
-type ThrottleKey = 'throttleUser' | 'throttleAddress' | 'throttleWindow';
 
 /** Each setting's parsed value, with the three throttle settings as one ThrottleSettings. */
-export type Config = Readonly<Omit<Parsed, ThrottleKey> & { tokenTtlSeconds: number; throttle: ThrottleSettings }>;
+export type Config = Readonly<Omit<Parsed, keyof ThrottleSettings> & { tokenTtlSeconds: number; throttle: ThrottleSettings }>;
 
 /** Builds the frozen configuration from raw values (flag value, else env value, else fallback). Throws SettingInvalid. */
 export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Config {
@@ -170,11 +170,11 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     parsed[key] = spec.parse(raw(spec) ?? spec.fallback, spec.flag === '' ? spec.env : `--${spec.flag} (${spec.env})`);
   }
   // Sound: the loop set every key of TABLE to what that key's parse returned.
-  const { throttleUser, throttleAddress, throttleWindow, ...settings } = parsed as Parsed;
+  const { maxFailuresPerUsername, maxFailuresPerAddress, windowSeconds, ...settings } = parsed as Parsed;
   if (settings.secret !== undefined && settings.secretFile !== undefined) {
     throw new SettingInvalid('GATEHOUSE_SECRET and --secret-file (GATEHOUSE_SECRET_FILE) are both set: keep one (the file keeps the secret out of docker inspect)');
   }
-  const throttle = { maxFailuresPerUsername: throttleUser, maxFailuresPerAddress: throttleAddress, windowSeconds: throttleWindow, maxEntries: 10_000 };
+  const throttle = { maxFailuresPerUsername, maxFailuresPerAddress, windowSeconds, maxEntries: 10_000 };
   return Object.freeze({ ...settings, tokenTtlSeconds: TOKEN_TTL_SECONDS, throttle });
 }
 
