@@ -21,9 +21,7 @@ export interface SettingSpec {
 }
 
 const integer = (min: number, max: number): Parse<number> => (text, name) => {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new SettingInvalid(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
-  }
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new SettingInvalid(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
   return Number(text);
 };
 
@@ -64,15 +62,11 @@ const dnsName = (refusal: (host: string, name: string) => string): Parse<string>
 const allowedHost = dnsName((host, name) => `${name}: ${JSON.stringify(host)} is not a DNS name (no port, scheme or path)`);
 
 // RFC 6265 section 5.2.3: a host name; an IP address cannot have sub-domains.
-const cookieDomain = dnsName(
-  (domain) => `--cookie-domain must be a DNS name such as example.org, without a leading dot (got ${JSON.stringify(domain)})`,
-);
+const cookieDomain = dnsName((domain) => `--cookie-domain must be a DNS name such as example.org, without a leading dot (got ${JSON.stringify(domain)})`);
 
 const redirectHost: Parse<string> = (text) => {
   const host = normalizeHostName(text);
-  if (host === undefined) {
-    throw new SettingInvalid(`--allowed-redirect-hosts takes host names or IP addresses, without scheme, port or path (got ${JSON.stringify(text)})`);
-  }
+  if (host === undefined) throw new SettingInvalid(`--allowed-redirect-hosts takes host names or IP addresses, without scheme, port or path (got ${JSON.stringify(text)})`);
   return host;
 };
 
