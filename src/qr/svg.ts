@@ -15,15 +15,12 @@ export function svgOf(matrix: QrMatrix): string {
   const side = matrix.size + QUIET_ZONE * 2;
   let path = '';
   for (let y = 0; y < matrix.size; y++) {
-    for (let x = 0; x < matrix.size; ) {
-      if (!matrix.isDark(x, y)) {
-        x++;
-        continue;
-      }
+    for (let x = 0; x < matrix.size; x++) {
+      // A run of dark modules starts here: one rectangle for all of it.
+      if (!matrix.isDark(x, y) || matrix.isDark(x - 1, y)) continue;
       let run = 1;
       while (matrix.isDark(x + run, y)) run++;
       path += `M${x + QUIET_ZONE} ${y + QUIET_ZONE}h${run}v1h-${run}z`;
-      x += run;
     }
   }
   return (

@@ -32,31 +32,28 @@ const RSA_EXPONENT = Buffer.from([1, 0, 1]);
 const base64url = (bytes: Buffer): string => bytes.toString('base64url');
 
 /**
- * Per algorithm: its key type and the other labels it has (RFC 9053 section 7, RFC 8230 section 4),
- * the key as a JWK, and its signature check, false for a malformed signature.
+ * Per algorithm: its key type, the other labels it has and the curve in label -1 (RFC 9053 section 7,
+ * RFC 8230 section 4), the key as a JWK, and its signature check, false for a malformed signature.
  */
 const SUITES: Record<CoseAlgorithm, {
   kty: number;
   labels: readonly number[];
-  jwk: (map: ReadonlyMap<unknown, CborValue>, field: Field) => JsonWebKey;
+  curve?: readonly [label: number, name: string];
+  jwk: (field: Field) => JsonWebKey;
   verify: (key: KeyObject, data: Uint8Array, signature: Uint8Array) => boolean;
 }> = {
   [-8]: {
-    kty: 1, // OKP, curve 6: Ed25519
+    kty: 1, // OKP
     labels: [-1, -2],
-    jwk: (map, field) => {
-      if (map.get(-1) !== 6) throw new CoseInvalid('curve is not Ed25519');
-      return { kty: 'OKP', crv: 'Ed25519', x: base64url(field(-2, 32)) };
-    },
+    curve: [6, 'Ed25519'],
+    jwk: (field) => ({ kty: 'OKP', crv: 'Ed25519', x: base64url(field(-2, 32)) }),
     verify: (key, data, signature) => signature.length === 64 && verify(null, data, key, signature),
   },
   [-7]: {
-    kty: 2, // EC2, curve 1: P-256
+    kty: 2, // EC2
     labels: [-1, -2, -3],
-    jwk: (map, field) => {
-      if (map.get(-1) !== 1) throw new CoseInvalid('curve is not P-256');
-      return { kty: 'EC', crv: 'P-256', x: base64url(field(-2, 32)), y: base64url(field(-3, 32)) };
-    },
+    curve: [1, 'P-256'],
+    jwk: (field) => ({ kty: 'EC', crv: 'P-256', x: base64url(field(-2, 32)), y: base64url(field(-3, 32)) }),
     // DER (WebAuthn section 6.5.5): at most 72 bytes for P-256.
     verify: (key, data, signature) =>
       signature.length <= 72 && verify('sha256', data, { key, dsaEncoding: 'der' }, signature),
@@ -64,7 +61,7 @@ const SUITES: Record<CoseAlgorithm, {
   [-257]: {
     kty: 3, // RSA: n -1, e -2
     labels: [-1, -2],
-    jwk: (_map, field) => {
+    jwk: (field) => {
       const n = field(-1);
       if (n.length < 256 || n.length > 512 || n[0] === 0) throw new CoseInvalid('modulus outside 2048 to 4096 bits');
       // Every authenticator uses 65537; anything else is refused rather than judged.
@@ -84,13 +81,15 @@ export function importCoseKey(value: CborValue): CosePublicKey {
   if (algorithm === undefined) throw new CoseInvalid('key type and algorithm not one of EdDSA/Ed25519, ES256/P-256, RS256');
   const labels = [KTY, ALG, ...SUITES[algorithm].labels];
   if (value.size !== labels.length || !labels.every((label) => value.has(label))) throw new CoseInvalid('labels other than the key type needs');
+  const [crv, curveName] = SUITES[algorithm].curve ?? [];
+  if (crv !== undefined && value.get(-1) !== crv) throw new CoseInvalid(`curve is not ${curveName}`);
   const field: Field = (label, length) => {
     const bytes: unknown = value.get(label);
     if (!Buffer.isBuffer(bytes)) throw new CoseInvalid(`label ${label} is not a byte string`);
     if (length !== undefined && bytes.length !== length) throw new CoseInvalid(`label ${label} has the wrong length`);
     return bytes;
   };
-  const jwk = SUITES[algorithm].jwk(value, field);
+  const jwk = SUITES[algorithm].jwk(field);
   try {
     // node:crypto refuses a P-256 point that is not on the curve.
     return { algorithm, key: createPublicKey({ key: jwk, format: 'jwk' }) };

@@ -1,5 +1,5 @@
 import { splitHostPort } from '../http/host-header.js';
-import { isDnsName } from '../validate/host-name.js';
+import { normalizeHostName } from '../validate/host-name.js';
 
 /** Who we are to an authenticator for one request (INTERFACE.md "Signing in"). */
 export interface RelyingParty {
@@ -20,8 +20,9 @@ export function relyingPartyFor(host: string | undefined, cookieDomain: string |
   if (host === undefined) return undefined;
   const split = splitHostPort(host);
   if (split === undefined || split.isBracketed || split.port === '') return undefined;
-  const name = split.host.toLowerCase();
-  if (!isDnsName(name) && !/^\d{1,3}(\.\d{1,3}){3}$/.test(name)) return undefined;
+  // A DNS name or an IPv4 literal (an IPv6 one was refused above, bracketed or not).
+  const name = normalizeHostName(split.host);
+  if (name === undefined) return undefined;
   const origin = split.port === undefined || split.port === '443' ? `https://${name}` : `https://${name}:${split.port}`;
   return {
     id: cookieDomain ?? name,
