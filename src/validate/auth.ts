@@ -14,9 +14,10 @@ export const checkUsername = stringOf({ minLength: 1, maxLength: MAX_USERNAME_LE
 const DOT_SEGMENT_PROBLEM = 'must not be "." or "..": browsers and proxies rewrite those as dot segments, so no request could name this user in a path';
 
 /**
- * A username being created or renamed to (INTERFACE.md, username row): not exactly "." or "..".
- * Names that merely contain dots or slashes are fine; a users file written before this rule
- * may still hold "." or "..", which is why stored names are checked by checkUsername alone.
+ * A username being created or renamed to, or taken from a path segment once percent-decoded
+ * (INTERFACE.md, username row): not exactly "." or ".." (WHATWG URL resolves even %2E%2E). Names
+ * merely holding dots or slashes are fine; an older users file may hold "." or "..", so stored
+ * names are checked by checkUsername alone.
  */
 export const checkNewUsername: Checker<string> = (input, path) => {
   const result = checkUsername(input, path);
@@ -24,11 +25,6 @@ export const checkNewUsername: Checker<string> = (input, path) => {
   return result;
 };
 
-/**
- * A username taken from a path segment, after percent-decoding it once: the same rule. A decoded
- * "/" is part of the name (INTERFACE.md: every name that can be registered can be managed); "."
- * and ".." would have been resolved by a client as dot segments (WHATWG URL reads %2E%2E as one).
- */
 export const checkPathUsername = checkNewUsername;
 
 export function passwordChecker(minLength: number): Checker<string> {

@@ -14,8 +14,7 @@ export const checkGroups: Checker<readonly string[]> = (input, path) => {
   if (!Array.isArray(input)) return fail(path, 'must be an array of group names');
   if (input.length > MAX_GROUPS) return fail(path, `must hold at most ${MAX_GROUPS} groups`);
   const seen = new Set<string>();
-  for (let index = 0; index < input.length; index++) {
-    const name: unknown = input[index];
+  for (const [index, name] of input.entries()) {
     if (typeof name !== 'string' || !GROUP_NAME.test(name)) {
       return fail(`${path}[${index}]`, `must be 1 to ${MAX_GROUP_NAME_LENGTH} characters of a-z, 0-9, _ and -`);
     }
@@ -39,7 +38,5 @@ export const checkStoredGroups: Checker<readonly string[]> = (input, path) => {
 export function parseGroupFilter(text: string): readonly string[] | undefined {
   if (text.length === 0 || text.length > MAX_GROUPS * (MAX_GROUP_NAME_LENGTH + 1)) return undefined;
   const names = text.split(',');
-  if (names.length > MAX_GROUPS) return undefined;
-  for (const name of names) if (!GROUP_NAME.test(name)) return undefined;
-  return names;
+  return names.length <= MAX_GROUPS && names.every((name) => GROUP_NAME.test(name)) ? names : undefined;
 }
