@@ -1,41 +1,21 @@
 import { PASSWORD_ONLY, type Amr, type AmrValue } from '../auth/amr.js';
-import type { LoginThrottle } from '../auth/login-throttle.js';
-import type { PasswordHasher } from '../auth/password-hasher.js';
-import type { RevocationList } from '../auth/revocations.js';
-import { accountStillSignedIn, requireProtectionChange, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import { accountStillSignedIn, requireProtectionChange } from '../auth/session.js';
 import { newSessionKey } from '../auth/session-key.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
-import type { TotpAccounts } from '../auth/totp-account.js';
-import type { Config } from '../config.js';
 import { AuthRequired, MachineTokenNotFound, TooManyAttempts, TotpAlreadyEnabled, WrongPassword } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
-import type { Logger } from '../log/logger.js';
 import { changeUser } from '../store/account-rules.js';
 import { addMachineToken, removeMachineToken } from '../store/machine-token-rules.js';
-import type { StoredUser, UserStore, UserView } from '../store/users.js';
+import type { StoredUser } from '../store/users.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf, type Checker } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
 import { hashKeyOf } from './auth.js';
-import { readCheckedBody, type RequestContext, type Route } from './context.js';
-import type { SessionCookies } from './session-cookie.js';
+import { readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 import { renderQrSvg } from '../qr/svg.js';
 
-export interface AccountRouteDeps {
-  readonly config: Config;
-  readonly store: UserStore;
-  readonly session: SessionAuthenticator;
-  readonly hasher: PasswordHasher;
-  readonly throttle: LoginThrottle;
-  readonly revocations: RevocationList | undefined;
-  readonly totp: TotpAccounts;
-  readonly cookies: SessionCookies;
-  readonly logger: Logger;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
-}
 
 const NO_STORE = { 'cache-control': 'no-store' } as const;
 const checkPasswordBody = objectOf({ password: passwordChecker(1) });
@@ -46,12 +26,10 @@ const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 })
  * account, never a machine token, and open to an administrator's one-factor session even when
  * administrators need two factors (this is where they set one up).
  */
-export function accountRoutes(deps: AccountRouteDeps): Route[] {
+export function accountRoutes(deps: RouteDeps): Route[] {
   const { config, store, session, hasher, throttle, logger, cookies } = deps;
   const newPasswordBody = objectOf({ password: passwordChecker(1), newPassword: passwordChecker(config.minPasswordLength) });
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
-  const stillSignedIn = (view: UserView, caller: Caller): StoredUser =>
-    accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
   const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
 
   /**
@@ -103,7 +81,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       const { caller, body } = await withPassword(ctx, newPasswordBody);
       const passwordHash = await hasher.hash(body.newPassword, hashKeyOf(ctx.address, caller));
       const updated = await store.change((view) => {
-        const user = stillSignedIn(view, caller);
+        const user = stillSignedIn(deps, view, caller);
         // A password change is a credential change: changeUser gives the account a new session key.
         changeUser(view, user.username, { passwordHash }, nowSeconds());
         return view.get(user.username);
@@ -128,7 +106,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       if (user.totp !== undefined) throw new TotpAlreadyEnabled();
       const confirmed = deps.totp.confirm(user, body.code, deps.now());
       const updated = await store.change((view) => {
-        const latest = stillSignedIn(view, caller);
+        const latest = stillSignedIn(deps, view, caller);
         if (latest.totp !== undefined) throw new TotpAlreadyEnabled();
         const next = withNewSessions({ ...latest, totp: confirmed.totp }, nowSeconds());
         view.set(next);
@@ -143,7 +121,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     { method: 'POST', path: '/api/auth/account/totp/disable', body: 'json', async handler(ctx) {
       const { caller } = await withPassword(ctx, checkPasswordBody);
       const updated = await store.change((view) => {
-        const { totp, ...rest } = stillSignedIn(view, caller);
+        const { totp, ...rest } = stillSignedIn(deps, view, caller);
         if (totp === undefined) return undefined;
         const next = withNewSessions(rest, nowSeconds());
         view.set(next);
@@ -160,7 +138,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     { method: 'POST', path: '/api/auth/account/logout-everywhere', body: 'json', async handler(ctx) {
       const caller = session.authenticateAnyFactor(ctx.credentials);
       await readJsonBody(ctx.req, config.maxBodyBytes);
-      await store.change((view) => view.set(withNewSessions(stillSignedIn(view, caller), nowSeconds())));
+      await store.change((view) => view.set(withNewSessions(stillSignedIn(deps, view, caller), nowSeconds())));
       deps.totp.forget(caller.user.username);
       logger.info('every session ended by the account owner', { event: 'logout_everywhere', address: ctx.address, username: caller.user.username });
       sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
@@ -175,7 +153,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       const createdAt = nowSeconds();
       const expiresAt = days === undefined ? undefined : createdAt + days * 86_400;
       await store.change((view) => {
-        stillSignedIn(view, caller);
+        stillSignedIn(deps, view, caller);
         addMachineToken(view, caller.user.username, { id, name, digest, createdAt, ...(expiresAt === undefined ? {} : { expiresAt }) });
       });
       // The id names the token in logs; the token itself is never logged.
@@ -188,7 +166,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       const id = checkMachineTokenId(ctx.param ?? '', 'id');
       if (!id.ok) throw new MachineTokenNotFound();
       await store.change((view) => {
-        stillSignedIn(view, caller);
+        stillSignedIn(deps, view, caller);
         removeMachineToken(view, caller.user.username, id.value);
       });
       logger.info('machine token revoked', { event: 'machine_token_revoked', username: caller.user.username, tokenId: id.value, address: ctx.address });

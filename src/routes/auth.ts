@@ -1,13 +1,7 @@
 import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
-import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { WorkKey } from '../auth/work-limiter.js';
-import type { LoginThrottle } from '../auth/login-throttle.js';
-import type { TokenCodec } from '../auth/jwt.js';
-import type { RevocationList } from '../auth/revocations.js';
-import { accountStillSignedIn, type Caller, type SessionAuthenticator } from '../auth/session.js';
+import type { Caller } from '../auth/session.js';
 import { newSessionKey } from '../auth/session-key.js';
-import type { TotpAccounts } from '../auth/totp-account.js';
-import type { Config } from '../config.js';
 import {
   AuthRequired,
   HostNotAllowed,
@@ -21,14 +15,13 @@ import {
   UserNotFound,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
-import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
+import { throttleKeyOf } from '../http/client-address.js';
 import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { networkKeyOf } from '../http/network-key.js';
 import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
-import type { Logger } from '../log/logger.js';
 import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
 import { accountSummaryOf } from '../store/account-summary.js';
-import type { StoredTotp, StoredUser, UserStore, UserView } from '../store/users.js';
+import type { StoredUser, UserView } from '../store/users.js';
 import {
   checkAuthenticateBody,
   checkPathUsername,
@@ -38,22 +31,9 @@ import {
   type AuthenticateBody,
 } from '../validate/auth.js';
 import { isAdministrator } from '../validate/level.js';
-import { readCheckedBody, type RequestContext, type Route } from './context.js';
-import { createSessionCookies } from './session-cookie.js';
+import { readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
-export interface AuthRouteDeps {
-  readonly config: Config;
-  readonly store: UserStore;
-  readonly codec: TokenCodec;
-  readonly session: SessionAuthenticator;
-  readonly hasher: PasswordHasher;
-  readonly throttle: LoginThrottle;
-  readonly revocations: RevocationList | undefined;
-  readonly logger: Logger;
-  readonly proxyTrust: ProxyTrust;
-  readonly totp: TotpAccounts;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+export interface AuthRouteDeps extends RouteDeps {
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
   readonly offlineInstruction: (args: readonly string[]) => string;
 }
@@ -61,7 +41,7 @@ export interface AuthRouteDeps {
 export function authRoutes(deps: AuthRouteDeps): Route[] {
   if (deps.config.authMethod === 'none') return proxyAuthenticatedRoutes(deps);
   const api = authApiOf(deps);
-  const on = (handler: (api: AuthApi, ctx: RequestContext) => Promise<void> | void) => (ctx: RequestContext) => handler(api, ctx);
+  const on = (handler: AuthHandler) => (ctx: RequestContext) => handler(api, ctx);
   return [
     { method: 'POST', path: '/api/auth/authenticate', body: 'json', handler: on(signIn) },
     { method: 'POST', path: '/api/auth/register', body: 'json', handler: on(register) },
@@ -113,7 +93,6 @@ function authApiOf(deps: AuthRouteDeps) {
   return {
     ...deps,
     configs,
-    cookies: createSessionCookies(deps),
     registerBody: registerBodyChecker(minPasswordLength),
     updateBody: updateBodyChecker(minPasswordLength),
     createUserBody: createUserBodyChecker(minPasswordLength),
@@ -126,15 +105,17 @@ function authApiOf(deps: AuthRouteDeps) {
   };
 }
 type AuthApi = ReturnType<typeof authApiOf>;
+type AuthHandler = (api: AuthApi, ctx: RequestContext) => Promise<void> | void;
 
 /** POST /api/auth/authenticate: the password, then the code when the account has TOTP. */
 async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
   const body = await readCheckedBody(ctx, checkAuthenticateBody, api.config.maxBodyBytes);
   const hashKey = hashKeyOf(ctx.address, undefined);
   const holder = await passwordHolder(api, ctx, body, hashKey);
-  const { user, secondFactor } = holder.totp === undefined ? { user: holder, secondFactor: undefined } : await spendCode(api, ctx, body, hashKey.client, holder, holder.totp);
+  const { user, secondFactor } = await withCode(api, ctx, body, holder, hashKey.client);
   api.throttle.recordSuccess(body.username, hashKey.client);
-  api.logger.info('login succeeded', { event: 'login_succeeded', address: ctx.address, username: user.username, ...(secondFactor === undefined ? {} : { secondFactor }) });
+  const logged = { event: 'login_succeeded', address: ctx.address, username: user.username };
+  api.logger.info('login succeeded', secondFactor === undefined ? logged : { ...logged, secondFactor });
   const cookie = api.cookies.issue(ctx, user, secondFactor === undefined ? PASSWORD_ONLY : PASSWORD_AND_CODE);
   sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': cookie });
 }
@@ -144,7 +125,7 @@ async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
  * are refused before any hashing (an attacker cannot buy scrypt time); the attempt counts as a
  * failure from here on, until it succeeds.
  */
-async function passwordHolder(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, hashKey: WorkKey): Promise<StoredUser> {
+async function passwordHolder(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, hashKey: WorkKey) {
   const wait = api.throttle.beginAttempt(body.username, hashKey.client, api.now());
   if (wait > 0) throw new TooManyAttempts(wait);
   const user = api.store.find(body.username);
@@ -165,12 +146,14 @@ async function passwordHolder(api: AuthApi, ctx: RequestContext, body: Authentic
   return current;
 }
 
-/** INTERFACE.md "Signing in": the password was right and the account asks for a code. */
-async function spendCode(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, addressKey: string, user: StoredUser, totp: StoredTotp) {
+/** INTERFACE.md "Signing in": the password was right; an account with TOTP asks for a code too. */
+async function withCode(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, user: StoredUser, client: string) {
+  const { totp } = user;
+  if (totp === undefined) return { user, secondFactor: undefined };
   if (body.code === undefined) {
     // Not a guess, so not a failure; but not a success either, which would clear the
     // username's failed codes and let a holder of the password guess codes without end.
-    api.throttle.cancelAttempt(body.username, addressKey);
+    api.throttle.cancelAttempt(body.username, client);
     throw new SecondFactorRequired();
   }
   const use = api.totp.judge(totp, body.code, api.now());
@@ -196,7 +179,7 @@ async function spendCode(api: AuthApi, ctx: RequestContext, body: AuthenticateBo
   return { user: signedIn, secondFactor: use !== undefined && 'step' in use ? 'totp' : 'recovery code' };
 }
 
-/** POST /api/auth/register; spec section 5.7: once users exist, credentials come first (401 / 403, no cookie), before the body. */
+/** POST /api/auth/register; spec section 5.7: once users exist, credentials come first (401 / 403), before the body. */
 async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
   const caller = api.store.size > 0 ? api.session.requireAdministrator(ctx.credentials) : undefined;
   // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
@@ -262,9 +245,10 @@ async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const caller = api.session.requireAdministrator(ctx.credentials);
   const { username, level, password, groups } = await readCheckedBody(ctx, api.createUserBody, api.config.maxBodyBytes);
   const passwordHash = await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
+  const listed = groups === undefined || groups.length === 0 ? {} : { groups };
   await api.store.change((view) => {
     assertStillAdministrator(api, view, caller);
-    addUser(view, newAccount(api, { username, level, passwordHash, ...(groups === undefined || groups.length === 0 ? {} : { groups }) }));
+    addUser(view, newAccount(api, { username, level, passwordHash, ...listed }));
   });
   sendJson(ctx.res, 200, { username });
 }
@@ -279,14 +263,12 @@ function showUser(api: AuthApi, ctx: RequestContext): void {
 async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const caller = api.session.requireAdministrator(ctx.credentials);
   const target = usernameFromPath(ctx.param);
-  const patch = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
-  const passwordHash = patch.password === undefined ? undefined : await api.hasher.hash(patch.password, hashKeyOf(ctx.address, caller));
+  // The checked patch holds only the fields sent: username, level, client and groups go on as they are.
+  const { password, totp, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
+  const passwordHash = password === undefined ? undefined : await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
   const changes: UserChanges = {
-    ...(patch.username === undefined ? {} : { username: patch.username }),
-    ...(patch.level === undefined ? {} : { level: patch.level }),
-    ...(patch.client === undefined ? {} : { client: patch.client }),
-    ...(patch.groups === undefined ? {} : { groups: patch.groups }),
-    ...(patch.totp === false ? { removeTotp: true } : {}),
+    ...fields,
+    ...(totp === false ? { removeTotp: true } : {}),
     ...(passwordHash === undefined ? {} : { passwordHash }),
   };
   await api.store.change((view) => {
@@ -311,13 +293,13 @@ function nowSeconds(api: AuthApi): number {
 }
 
 /** A new account's record: its credentials changed now, under a session key of its own. */
-function newAccount(api: AuthApi, fields: Pick<StoredUser, 'username' | 'level' | 'passwordHash' | 'client' | 'groups'>): StoredUser {
+function newAccount(api: AuthApi, fields: Omit<StoredUser, 'credentialsChangedAt' | 'sessionKey'>): StoredUser {
   return { ...fields, credentialsChangedAt: nowSeconds(api), sessionKey: newSessionKey() };
 }
 
 /** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
 function assertStillAdministrator(api: AuthApi, view: UserView, caller: Caller): void {
-  if (!isAdministrator(accountStillSignedIn((name) => view.get(name), caller, api.revocations).level)) throw new NotAdministrator();
+  if (!isAdministrator(stillSignedIn(api, view, caller).level)) throw new NotAdministrator();
 }
 
 /** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */

@@ -1,17 +1,7 @@
-import type { RevocationList } from '../auth/revocations.js';
-import type { SessionAuthenticator } from '../auth/session.js';
 import { isVisibleAscii } from '../http/header-value.js';
 import { sendStatic } from '../http/respond.js';
-import type { Route } from './context.js';
-import type { SessionCookies } from './session-cookie.js';
+import type { Route, RouteDeps } from './context.js';
 
-export interface LogoutPageDeps {
-  readonly session: SessionAuthenticator;
-  readonly revocations: RevocationList | undefined;
-  readonly cookies: SessionCookies;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
-}
 
 // The same cap the forward endpoint puts on the rd it hands out.
 const MAX_RD_LENGTH = 2048;
@@ -24,7 +14,7 @@ const EMPTY = Buffer.alloc(0);
  * any base URI and any mount), passing `rd` on for the sign-in page to judge. Without a session
  * it still clears the cookie and redirects: the page never shows an error or JSON.
  */
-export function logoutPageRoutes(deps: LogoutPageDeps): Route[] {
+export function logoutPageRoutes(deps: Pick<RouteDeps, 'session' | 'revocations' | 'cookies' | 'now'>): Route[] {
   return [
     { method: 'GET', path: '/logout', body: 'none', async handler(ctx) {
       // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.

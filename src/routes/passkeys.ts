@@ -1,37 +1,23 @@
 import { passkeyAmr } from '../auth/amr.js';
-import type { RevocationList } from '../auth/revocations.js';
-import { accountStillSignedIn, requireProtectionChange, type Caller, type SessionAuthenticator } from '../auth/session.js';
-import type { Config } from '../config.js';
+import { requireProtectionChange } from '../auth/session.js';
 import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
-import { throttleKeyOf, type ProxyTrust } from '../http/client-address.js';
+import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
-import type { Logger } from '../log/logger.js';
 import { addPasskey, recordPasskeyUse, removePasskey } from '../store/passkey-rules.js';
-import type { StoredUser, UserStore, UserView } from '../store/users.js';
+import type { StoredUser } from '../store/users.js';
 import { checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeySignInBody, MAX_PASSKEYS } from '../validate/passkey.js';
-import type { ChallengeEntry, ChallengeStore } from '../webauthn/challenges.js';
-import { CHALLENGE_LIMITS } from '../webauthn/challenges.js';
+import { CHALLENGE_LIMITS, type ChallengeEntry, type ChallengeStore } from '../webauthn/challenges.js';
 import { COSE_ALGORITHMS, decodeCoseKey } from '../webauthn/cose.js';
 import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
 import { relyingPartyFor, type RelyingParty } from '../webauthn/relying-party.js';
 import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from '../webauthn/verify.js';
-import { readCheckedBody, type RequestContext, type Route } from './context.js';
-import type { SessionCookies } from './session-cookie.js';
+import { readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
-export interface PasskeyRouteDeps {
-  readonly config: Config;
-  readonly store: UserStore;
-  readonly session: SessionAuthenticator;
-  readonly cookies: SessionCookies;
-  readonly revocations: RevocationList | undefined;
-  readonly proxyTrust: ProxyTrust;
+export interface PasskeyRouteDeps extends RouteDeps {
   readonly challenges: ChallengeStore;
   /** The key unknown usernames' decoy credential ids are made with (webauthn/decoys.ts). */
   readonly decoyKey: Buffer;
-  readonly logger: Logger;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
 }
 
 const RP_NAME = 'Gatehouse';
@@ -82,8 +68,6 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
   // Any factor while the account has none: with two factors required of administrators, this
   // is where one sets them up. Once it has one, only a session made with one changes them.
   const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-  const stillSignedIn = (view: UserView, caller: Caller): StoredUser =>
-    accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
 
   return [
     { method: 'POST', path: '/api/auth/passkey/options', body: 'json', async handler(ctx) {
@@ -181,7 +165,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       }
       const id = added.verified.id.toString('base64url');
       const user = await store.change((view) => {
-        stillSignedIn(view, caller);
+        stillSignedIn(deps, view, caller);
         return addPasskey(
           view,
           store.list(),
@@ -207,7 +191,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       const id = checkCredentialId(ctx.param ?? '', 'id');
       if (!id.ok) throw new PasskeyNotFound();
       const user = await store.change((view) => {
-        stillSignedIn(view, caller);
+        stillSignedIn(deps, view, caller);
         return removePasskey(view, caller.user.username, id.value, nowSeconds());
       });
       logger.info('passkey removed', { event: 'passkey_removed', username: user.username, passkeyId: id.value, address: ctx.address });
