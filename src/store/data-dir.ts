@@ -9,7 +9,11 @@ import { octalMode, whoElseMayWrite } from './small-file.js';
 const OWN_FILES = ['secret', 'seal.key', 'users.json', 'users.json.prev', 'revoked-tokens.json', LOCK_FILE];
 
 /** Who a mode lets write besides the owner, by its group and others write bits. */
-const WRITERS: Readonly<Record<number, string>> = { [0o020]: 'its group', [0o002]: 'others', [0o022]: 'group and others' };
+const WRITERS: Readonly<Record<number, string>> = {
+  [0o020]: 'its group',
+  [0o002]: 'others',
+  [0o022]: 'group and others',
+};
 
 /** The data directory or a file in it could have been written by someone else: the service does not adopt it. */
 export class DataDirUnsafe extends Error {
@@ -88,7 +92,10 @@ export function guardWrites(fileSystem: StoreFileSystem, lock: DataDirLock, dir:
     return write();
   };
   return {
-    open: (path, flags, mode) => (flags === 'r' ? fileSystem.open(path, flags, mode) : checked(() => fileSystem.open(path, flags, mode))),
+    open: (path, flags, mode) => {
+      const open = (): ReturnType<StoreFileSystem['open']> => fileSystem.open(path, flags, mode);
+      return flags === 'r' ? open() : checked(open);
+    },
     rename: (from, to) => checked(() => fileSystem.rename(from, to)),
     link: (existing, newPath) => checked(() => fileSystem.link(existing, newPath)),
     unlink: (path) => checked(() => fileSystem.unlink(path)),

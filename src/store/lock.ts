@@ -198,12 +198,14 @@ function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefin
  * Watches a lock that may be live: 'live' once it is renewed (same nonce), 'changed' once it is
  * released or replaced, 'stale' once it has not changed for an expiry.
  */
-async function watch(path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal: AbortSignal | undefined): Promise<Verdict | 'changed'> {
+async function watch(path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal?: AbortSignal): Promise<Verdict | 'changed'> {
   const until = performance.now() + timing.expiryMs;
   while (performance.now() < until) {
     await sleep(timing.pollMs, undefined, { signal }).catch(() => signal?.throwIfAborted());
     const next = await readLockFile(path);
-    if (next === undefined || next.text !== seen.text) return next?.record !== undefined && next.record.nonce === seen.record?.nonce ? 'live' : 'changed';
+    if (next === undefined || next.text !== seen.text) {
+      return next?.record !== undefined && next.record.nonce === seen.record?.nonce ? 'live' : 'changed';
+    }
     if (judgeNow(next) === 'stale') return 'stale';
   }
   return 'stale';
@@ -388,7 +390,8 @@ function parseLock(text: string): Pick<SeenLock, 'record' | 'legacyPid'> {
     value = undefined;
   }
   if (!isPlainObject(value)) return { record: undefined, legacyPid: undefined };
-  if (RECORD_CHECKS.every(([key, check]) => check(value[key]))) return { record: value as unknown as LockRecord, legacyPid: undefined };
+  const isRecord = RECORD_CHECKS.every(([key, check]) => check(value[key]));
+  if (isRecord) return { record: value as unknown as LockRecord, legacyPid: undefined };
   const pid = value['pid'];
   return { record: undefined, legacyPid: isPid(pid) && Object.keys(value).length === 1 ? pid : undefined };
 }

@@ -44,11 +44,13 @@ function refuseUnreadable(error: unknown): never {
   throw new SmallFileRefused(`cannot be read (${known})`, known);
 }
 
+type OtherWriter = 'owner' | 'writable';
+
 /**
  * The rule for a file (or directory) that only Gatehouse may change: 'owner' when it belongs to a
  * uid other than `uid` (root allowed where `mayRootOwn`), 'writable' when group or others may write it.
  */
-export function whoElseMayWrite(stats: Stats, uid: number | undefined, mayRootOwn: boolean): 'owner' | 'writable' | undefined {
+export function whoElseMayWrite(stats: Stats, uid: number | undefined, mayRootOwn: boolean): OtherWriter | undefined {
   if (uid !== undefined && stats.uid !== uid && !(mayRootOwn && stats.uid === 0)) return 'owner';
   return (stats.mode & 0o022) !== 0 ? 'writable' : undefined;
 }

@@ -23,8 +23,6 @@ export const USERS_FILE = 'users.json';
  */
 export const USERS_FORMAT = 2;
 const FORMAT_1_FIELDS: ReadonlySet<string> = new Set(['username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey']);
-/** The order an account's fields are written in. */
-const WRITTEN_FIELDS = ['username', 'level', 'passwordHash', 'client', 'groups', 'tokens', 'credentialsChangedAt', 'sessionKey', 'totp', 'passkeys'] as const;
 
 const matching =
   (format: RegExp, what: string): Checker<string> =>
@@ -56,7 +54,8 @@ const checkStoredUser = objectOf(
     level: checkAccessLevel,
     passwordHash: (input: unknown, path: string) => {
       const result = stringOf({ minLength: 1, maxLength: 512 })(input, path);
-      return result.ok && parsePasswordHash(result.value) === undefined ? fail(path, 'is not a scrypt hash in our format') : result;
+      const isOurs = !result.ok || parsePasswordHash(result.value) !== undefined;
+      return isOurs ? result : fail(path, 'is not a scrypt hash in our format');
     },
     // Optional since format 2: accounts made outside the Flood API need none.
     client: optional(checkClientSettings),
@@ -132,7 +131,19 @@ interface Job {
 /** What a batch changes: a new or changed account by name, or null for a removed one. */
 type Changes = ReadonlyMap<string, StoredUser | null>;
 
-const serializeUser = (user: StoredUser): string => JSON.stringify(Object.fromEntries(WRITTEN_FIELDS.map((key) => [key, user[key]])));
+const serializeUser = (user: StoredUser): string =>
+  JSON.stringify({
+    username: user.username,
+    level: user.level,
+    passwordHash: user.passwordHash,
+    client: user.client,
+    groups: user.groups,
+    tokens: user.tokens,
+    credentialsChangedAt: user.credentialsChangedAt,
+    sessionKey: user.sessionKey,
+    totp: user.totp,
+    passkeys: user.passkeys,
+  });
 
 /** True when an account cannot be written as format 1: it lacks client settings or holds a newer field. */
 export function needsNewerFormat(user: StoredUser): boolean {
@@ -261,22 +272,24 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
   let isClosed = false;
   let version = 0;
 
-  /** Writes `changes` in one file write; memory follows what the file shows. Resolves to the failure, if any. */
-  async function write(changes: Changes): Promise<{ cause: unknown; isOnDisk: boolean } | undefined> {
+  /** Writes `changes` at once; memory follows what the file shows. Throws StoreWriteFailed, StoreOutcomeUnknown. */
+  async function write(changes: Changes): Promise<void> {
     const json = new Map<string, string>();
     const document = committed.render(changes, json);
-    let failure: { cause: unknown; isOnDisk: boolean } | undefined;
+    let isOnDisk = true;
     try {
       await writeFileAtomic(fs, path, Buffer.from(document, 'utf8'), { keepPrevious: true });
     } catch (error) {
       // RenamedButNotDurable: the new file is visible (rolling back failed) but may not survive a
       // power cut: memory follows the file, and the change is not acknowledged.
-      failure = { cause: error, isOnDisk: error instanceof RenamedButNotDurable };
-      if (!failure.isOnDisk) return failure;
+      isOnDisk = error instanceof RenamedButNotDurable;
+      throw isOnDisk ? new StoreOutcomeUnknown({ cause: error }) : new StoreWriteFailed({ cause: error });
+    } finally {
+      if (isOnDisk) {
+        version++;
+        committed.takeIn(changes, json);
+      }
     }
-    version++;
-    committed.takeIn(changes, json);
-    return failure;
   }
 
   /** Runs each job of a batch against one view, writes what they changed once, and settles them. */
@@ -291,11 +304,11 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
         job.reject(error);
       }
     }
-    const failure = view.changes.size === 0 ? undefined : await write(view.changes);
+    let failure: unknown;
+    if (view.changes.size > 0) await write(view.changes).catch((error: unknown) => (failure = error));
     for (const job of accepted) {
       if (failure === undefined) job.resolve(job.result as never);
-      else if (failure.isOnDisk) job.reject(new StoreOutcomeUnknown({ cause: failure.cause }));
-      else job.reject(new StoreWriteFailed({ cause: failure.cause }));
+      else job.reject(failure);
     }
   }
 
