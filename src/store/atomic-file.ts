@@ -1,4 +1,4 @@
-import { readdir, unlink } from 'node:fs/promises';
+import { lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { StoreFileSystem } from './file-system.js';
 
@@ -16,11 +16,15 @@ export class RenamedButNotDurable extends Error {
 
 const TEMP_FILE = /^\..+\.\d+\.\d+\.tmp(\.back)?$/;
 
-/** Removes temp files a crashed writer left in `dir`. Call only while holding the directory's lock. */
-export async function removeStaleTempFiles(dir: string): Promise<number> {
+/**
+ * Removes the temp files a crashed writer left in `dir`: names matching `pattern`, older than
+ * `olderThanMs` (any age by default: call it so only while holding the directory's lock).
+ */
+export async function removeStaleTempFiles(dir: string, pattern = TEMP_FILE, olderThanMs = -Infinity): Promise<number> {
   let removed = 0;
   for (const name of await readdir(dir)) {
-    if (!TEMP_FILE.test(name)) continue;
+    const stats = pattern.test(name) ? await lstat(join(dir, name)).catch(() => undefined) : undefined;
+    if (stats === undefined || Date.now() - stats.mtimeMs <= olderThanMs) continue;
     await unlink(join(dir, name)).catch(() => undefined);
     removed++;
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isPlainObject } from '../validate/check.js';
-import { isErrorCode, unlessMissing } from './atomic-file.js';
+import { isErrorCode, removeStaleTempFiles, unlessMissing } from './atomic-file.js';
 
 export const LOCK_FILE = 'gatehouse.lock';
 const LOCK_FORMAT = 2;
@@ -135,7 +135,8 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
     options.signal?.throwIfAborted();
     if (await placeWhole(dir, path, content(), 'link')) {
       heldHere.add(nonce);
-      await removeOldLockTemps(dir, now(), timing.expiryMs);
+      // Those of a lock writer that died between creating and linking them; younger ones may be in flight.
+      await removeStaleTempFiles(dir, LOCK_TEMP, timing.expiryMs);
       return holdLease({ dir, path, nonce, timing, content, now, replacedNonce });
     }
     const seen = await readLockFile(path);
@@ -310,15 +311,6 @@ function lockTempName(dir: string): string {
   return join(dir, `.${LOCK_FILE}.${randomBytes(16).toString('hex')}.tmp`);
 }
 
-/** Temp files of a lock writer that died between creating and linking them. */
-async function removeOldLockTemps(dir: string, nowMs: number, olderThanMs: number): Promise<void> {
-  for (const name of await fs.readdir(dir)) {
-    if (!LOCK_TEMP.test(name)) continue;
-    const stats = await fs.lstat(join(dir, name)).catch(() => undefined);
-    if (stats !== undefined && nowMs - stats.mtimeMs > olderThanMs) await fs.unlink(join(dir, name)).catch(() => undefined);
-  }
-}
-
 /**
  * Removes the stale lock only if it still holds what we judged stale, under an exclusive takeover
  * file. The lock is first renamed to a unique grave name (atomic: the grave holds exactly what was
@@ -339,7 +331,7 @@ async function takeOver(dir: string, path: string, staleContent: string): Promis
   }
   try {
     if ((await readLockFile(path))?.text !== staleContent) return;
-    // A lock temp name: one left by a crash here is removed once old (removeOldLockTemps).
+    // A lock temp name: one left by a crash here is removed once old (removeStaleTempFiles).
     const grave = lockTempName(dir);
     const isMoved = await unlessMissing(fs.rename(path, grave).then(() => true));
     if (isMoved === undefined) return; // released meanwhile
