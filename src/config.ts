@@ -108,18 +108,15 @@ const TABLE = {
   host: { flag: 'host', env: 'GATEHOUSE_HOST', parse: nonEmpty, help: 'address to listen on', fallback: '127.0.0.1' },
   port: { flag: 'port', env: 'GATEHOUSE_PORT', parse: integer(0, 65535), help: 'port to listen on (0 picks a free one)', fallback: '3000' },
   dataDir: { flag: 'data-dir', env: 'GATEHOUSE_DATA_DIR', parse: (text: string, name: string) => resolve(nonEmpty(text, name)), help: 'directory for users, secret and lock (created 0700)', fallback: './data' },
-  /** When absent, the data directory's secret file is used. */
   secret: { flag: '', env: 'GATEHOUSE_SECRET', parse: optional((text) => text), help: 'token signing secret, at least 32 characters (default: a secret file in the data directory)', fallback: '' },
   secretFile: { flag: 'secret-file', env: 'GATEHOUSE_SECRET_FILE', parse: optional(absolutePath), help: 'a file holding the signing secret (kept out of docker inspect); not with GATEHOUSE_SECRET', fallback: '' },
   authMethod: { flag: 'auth', env: 'GATEHOUSE_AUTH', parse: choice(['default', 'none'] as const), help: 'default, or none when a proxy authenticates', fallback: 'default' },
   baseUri: { flag: 'base-uri', env: 'GATEHOUSE_BASE_URI', parse: baseUri, help: 'serve the API under this path prefix, e.g. /flood', fallback: '/' },
   trustProxy: { flag: 'trust-proxy', env: 'GATEHOUSE_TRUST_PROXY', parse: trustedProxies, help: 'comma-separated proxy addresses or CIDRs whose X-Forwarded-* headers are believed', fallback: '' },
-  /** Lower-cased; IP literals and localhost may always register the first user. */
   allowedHosts: { flag: 'allowed-hosts', env: 'GATEHOUSE_ALLOWED_HOSTS', parse: listOf(allowedHost), help: 'comma-separated host names through which the first user may register (IP addresses and localhost always may)', fallback: '' },
   secureCookie: { flag: 'secure-cookie', env: 'GATEHOUSE_SECURE_COOKIE', parse: boolean, help: 'always add Secure to the session cookie', fallback: 'false' },
   /** Lower case, IPv6 in brackets, as url.hostname is written. */
   allowedRedirectHosts: { flag: 'allowed-redirect-hosts', env: 'GATEHOUSE_ALLOWED_REDIRECT_HOSTS', parse: listOf(redirectHost), help: 'comma-separated host names the login page may return to besides its own origin', fallback: '' },
-  /** Undefined means a host-only cookie. */
   cookieDomain: { flag: 'cookie-domain', env: 'GATEHOUSE_COOKIE_DOMAIN', parse: optional(cookieDomain), help: 'Domain of the session cookie, to share one session with sub-domains (default: host-only)', fallback: '' },
   revokeOnLogout: { flag: 'revoke-on-logout', env: 'GATEHOUSE_REVOKE_ON_LOGOUT', parse: boolean, help: 'logout also refuses the token it cleared until it expires', fallback: 'false' },
   requireMfa: { flag: 'require-mfa', env: 'GATEHOUSE_REQUIRE_MFA', parse: boolean, help: 'every forward check needs two factors (password and code, or a verified passkey), as if its URL said mfa=1', fallback: 'false' },
