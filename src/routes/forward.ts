@@ -275,15 +275,8 @@ function isLoginPageRequest(login: string, headers: IncomingHttpHeaders): boolea
   let loginPath = pathOf(login);
   if (!login.startsWith('/')) {
     const host = forwardedHostOf(headers);
-    let url: URL;
-    let requested: URL;
-    try {
-      url = new URL(login);
-      requested = new URL(`${url.protocol}//${host ?? ''}/`);
-    } catch {
-      return false;
-    }
-    if (host === undefined || requested.host !== url.host) return false;
+    const url = host === undefined ? undefined : parsedUrl(login);
+    if (url === undefined || parsedUrl(`${url.protocol}//${host}/`)?.host !== url.host) return false;
     loginPath = url.pathname;
   }
   if (requestedPath === loginPath) return true;
@@ -309,14 +302,17 @@ function isLoginTarget(login: string, allowedHosts: readonly string[]): boolean 
   // A single slash: `//host` and `/\host` are other sites to a browser.
   if (login.startsWith('/')) return login[1] !== '/' && login[1] !== '\\';
   if (!login.startsWith('https://') && !login.startsWith('http://')) return false;
-  let url: URL;
-  try {
-    url = new URL(login);
-  } catch {
-    return false;
-  }
+  const url = parsedUrl(login);
   // Anyone can put a link to this endpoint on a page: only the operator's hosts are redirected to.
-  return url.username === '' && url.password === '' && allowedHosts.includes(url.hostname);
+  return url !== undefined && url.username === '' && url.password === '' && allowedHosts.includes(url.hostname);
+}
+
+function parsedUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
