@@ -1,6 +1,6 @@
 import { ServerBusy } from '../errors.js';
 
-/** Who asks for the work: the client (its throttle key) and the network it belongs to. */
+/** Who asks for the work: the client (its throttle key) and the network it belongs to (one per client). */
 export interface WorkKey {
   readonly client: string;
   readonly network: string;
@@ -26,11 +26,12 @@ interface Waiting {
 }
 
 interface ClientQueue {
+  readonly client: string;
   readonly network: string;
   readonly waiting: Waiting[];
 }
 
-/** Client -> its queue; insertion order is the order of turns. */
+/** Queues by client (by network in the fresh ring, which holds one per network); insertion order is the turn. */
 type Ring = Map<string, ClientQueue>;
 
 /**
@@ -56,7 +57,6 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
   const recentRing: Ring = new Map();
   const freshRing: Ring = new Map();
   const queuedByNetwork = new Map<string, number>();
-  const freshOfNetwork = new Map<string, string>();
   let arrivals = 0;
   // Client -> the start count when it last started a task; oldest first.
   const lastStarted = new Map<string, number>();
@@ -80,21 +80,14 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     }
   };
 
-  const queueOf = (client: string): ClientQueue | undefined => recentRing.get(client) ?? freshRing.get(client);
-
-  // Takes `client`'s oldest task to start it (the client, if it has more, goes to the back of the
+  // Takes a queue's oldest task to start it (the client, if it has more, goes to the back of the
   // busy ring) or its newest to refuse it (the client keeps its turn).
-  const take = (client: string, queue: ClientQueue, ring: Ring, isStart: boolean): Waiting | undefined => {
+  const take = (ringKey: string, queue: ClientQueue, ring: Ring, isStart: boolean): Waiting | undefined => {
     const item = isStart ? queue.waiting.shift() : queue.waiting.pop();
     queued--;
     countNetwork(queue.network, -1);
-    if (queue.waiting.length === 0) {
-      ring.delete(client);
-      if (freshOfNetwork.get(queue.network) === client) freshOfNetwork.delete(queue.network);
-    } else if (isStart) {
-      ring.delete(client);
-      recentRing.set(client, queue);
-    }
+    if (queue.waiting.length === 0 || isStart) ring.delete(ringKey);
+    if (queue.waiting.length > 0 && isStart) recentRing.set(queue.client, queue);
     return item;
   };
 
@@ -107,7 +100,7 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
       active--;
       return;
     }
-    recordStart(first.value[0]);
+    recordStart(first.value[1].client);
     take(...first.value, ring, true)?.start();
   };
 
@@ -122,11 +115,11 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     const isNetworkTurn = busiestNetworkLength > ownNetworkLength + 1;
     let victim: [string, ClientQueue, Ring] | undefined;
     for (const ring of [recentRing, freshRing]) {
-      for (const [client, queue] of ring) {
+      for (const [ringKey, queue] of ring) {
         if (isNetworkTurn ? queue.network !== busiestNetwork : (queuedByNetwork.get(queue.network) ?? 0) <= ownNetworkLength) continue;
         const best = victim?.[1].waiting;
         const length = queue.waiting.length;
-        if (best === undefined || length > best.length || (length === best.length && (queue.waiting[length - 1]?.seq ?? 0) > (best[best.length - 1]?.seq ?? 0))) victim = [client, queue, ring];
+        if (best === undefined || length > best.length || (length === best.length && (queue.waiting[length - 1]?.seq ?? 0) > (best[best.length - 1]?.seq ?? 0))) victim = [ringKey, queue, ring];
       }
     }
     if (victim === undefined || (!isNetworkTurn && victim[1].waiting.length <= ownLength + 1)) return false;
@@ -135,7 +128,9 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
   };
 
   const admit = (key: WorkKey): Promise<void> => {
-    const ownLength = queueOf(key.client)?.waiting.length ?? 0;
+    const fresh = freshRing.get(key.network);
+    const own = fresh?.client === key.client ? fresh : recentRing.get(key.client);
+    const ownLength = own?.waiting.length ?? 0;
     const ownNetworkLength = queuedByNetwork.get(key.network) ?? 0;
     if (key.isUncapped !== true) {
       if (ownLength >= fairness.maxQueuedPerClient) throw new ServerBusy();
@@ -144,21 +139,15 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength, ownNetworkLength))) throw new ServerBusy();
     return new Promise<void>((start, refuse) => {
       // A fresh turn is for a network's one waiting task: a second task from it makes it busy.
-      const freshNeighbour = freshOfNetwork.get(key.network);
-      if (freshNeighbour !== undefined) {
-        const neighbourQueue = freshRing.get(freshNeighbour);
-        freshRing.delete(freshNeighbour);
-        if (neighbourQueue !== undefined) recentRing.set(freshNeighbour, neighbourQueue);
-        freshOfNetwork.delete(key.network);
+      if (fresh !== undefined) {
+        freshRing.delete(key.network);
+        recentRing.set(fresh.client, fresh);
       }
-      let queue = queueOf(key.client);
+      let queue = recentRing.get(key.client);
       if (queue === undefined) {
-        queue = { network: key.network, waiting: [] };
+        queue = { client: key.client, network: key.network, waiting: [] };
         if (lastStarted.has(key.client) || ownNetworkLength > 0) recentRing.set(key.client, queue);
-        else {
-          freshRing.set(key.client, queue);
-          freshOfNetwork.set(key.network, key.client);
-        }
+        else freshRing.set(key.network, queue);
       }
       queue.waiting.push({ seq: arrivals++, start, refuse });
       queued++;
