@@ -30,6 +30,11 @@ interface Pending {
  */
 export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void) {
   const pending = new Map<string, Pending>();
+  /** Forgets a pending set-up (it was confirmed, or the account changed). */
+  const forget = (username: string): void => {
+    pending.get(username)?.seed.fill(0);
+    pending.delete(username);
+  };
 
   return {
     /** What `code` would use of this account's TOTP at `nowMs`, or undefined when it does not sign in. */
@@ -73,25 +78,18 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
     confirm(user: StoredUser, code: string, nowMs: number): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] } {
       const entry = pending.get(user.username);
       if (entry === undefined || entry.expiresAtMs <= nowMs || entry.sessionKey !== user.sessionKey) {
-        pending.delete(user.username);
+        forget(user.username);
         throw new TotpNotPending();
       }
       const step = matchTotpStep(entry.seed, code, nowMs, -1);
       if (step === undefined) {
         entry.wrongCodes += 1;
-        if (entry.wrongCodes >= MAX_WRONG_CONFIRMS) {
-          entry.seed.fill(0);
-          pending.delete(user.username);
-        }
+        if (entry.wrongCodes >= MAX_WRONG_CONFIRMS) forget(user.username);
         throw new WrongCode();
       }
       const { codes, digests } = newRecoveryCodes();
       return { totp: { sealedSeed: sealer.seal(entry.seed), lastUsedStep: step, recoveryDigests: digests }, recoveryCodes: codes };
     },
-    /** Forgets a pending set-up (it was confirmed, or the account changed). */
-    forget(username: string): void {
-      pending.get(username)?.seed.fill(0);
-      pending.delete(username);
-    },
+    forget,
   };
 }
