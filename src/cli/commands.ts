@@ -94,16 +94,12 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, stdout: io.stdout, stderr: io.stderr });
   // Signal handlers go in before anything is announced: a supervisor may send SIGTERM the
   // moment it sees the listening line, and that must still be a clean stop.
-  let requestStop: (signal: string) => void = () => undefined;
-  const stopRequested = new Promise<string>((resolve) => {
-    requestStop = resolve;
-  });
   // A stop during start-up (the lock wait can take 10 s, Docker kills 10 s after SIGTERM) aborts it.
   const startUp = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    requestStop(signal);
-    startUp.abort();
-  };
+  const stopRequested = new Promise<string>((resolve) => {
+    startUp.signal.addEventListener('abort', () => resolve(String(startUp.signal.reason)));
+  });
+  const onSignal = (signal: NodeJS.Signals): void => startUp.abort(signal);
   // Lines still batched when the process dies (an uncaught exception) go out on the way: writes
   // to a file or pipe are synchronous there.
   const flushOnExit = (): void => logger.flush();

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
-/** One answer as the doctor keeps it: `json` is the body parsed, undefined when it is not JSON or was cut at the cap. */
+/** One answer as the doctor keeps it: `json` is the body parsed, undefined when not JSON or cut at the cap. */
 export interface Exchange {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
@@ -23,9 +23,8 @@ export interface ExchangeOptions {
 export class ExchangeFailed extends Error {}
 
 /**
- * One request, no redirect followed, bounded in time and in what is read: the server being
- * checked may be anything, so its answer is read up to `maxBodyBytes` and the connection then cut;
- * node's own header limit (16 KiB) bounds the head.
+ * One request, no redirect followed, bounded in time and in what is read: the server checked may be anything, so
+ * its answer is read up to `maxBodyBytes` and the connection then cut; node's header limit (16 KiB) bounds the head.
  */
 export function exchange(url: URL, options: ExchangeOptions): Promise<Exchange> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new ExchangeFailed(`${url.protocol} is not http or https`));

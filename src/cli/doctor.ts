@@ -61,7 +61,6 @@ interface Credentials {
   readonly password: string;
 }
 
-/** `gatehouse doctor URL`: exit 0 only when every check passed. */
 export async function doctorCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(args, [], { 'probe-path': 'string', timeout: 'string', connect: 'string' }, 1);
   if (values['help'] === true) {
@@ -130,7 +129,6 @@ function shown(text: string, max = 160): string {
   return safe.length > max ? `${safe.slice(0, max)}...` : safe;
 }
 
-/** A URL without its query, as shown. */
 const placeOf = (url: URL): string => shown(url.origin + url.pathname);
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
@@ -152,7 +150,6 @@ type Ask = (url: URL, headers: Record<string, string>, extra?: { method?: string
 
 /** The checks in the order of the help, each skipped (and counted) when what it needs is missing. */
 async function runChecks(app: URL, probeUrl: URL, credentials: Credentials | undefined, ask: Ask, report: Report): Promise<void> {
-  // The gate answers; an API client without a session gets 401.
   const api = await ask(app, { accept: API_ACCEPT });
   if (typeof api === 'string') {
     report('gate', fail(`${api}. Fix: check the URL, and that the proxy is running and reachable from here`));
@@ -167,13 +164,11 @@ async function runChecks(app: URL, probeUrl: URL, credentials: Credentials | und
   }
   report('api', apiOutcome(api, app));
 
-  // A browser without a session is sent to Gatehouse's sign-in page.
   const signIn = await followToSignIn(app, ask);
   report('sign-in page', signIn.outcome);
   // Without a page found, the sign-in API is looked for where the default routes put it.
   const loginPage = signIn.loginPage ?? new URL('/login', app);
 
-  // Signing in: the cookie a browser would get.
   const signedIn = credentials === undefined ? undefined : await signInAt(new URL('api/auth/authenticate', loginPage), credentials, app, ask);
   const session = signedIn?.session;
   if (signedIn === undefined) {
@@ -295,7 +290,6 @@ const FORGED_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['remoteGroups', 'Remote-Groups'],
 ];
 
-/** The strings of a list the probe reported, [] when it is not one. */
 function stringsAt(body: Record<string, unknown>, key: string): string[] {
   const value = body[key];
   return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : [];

@@ -2,20 +2,9 @@ import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 
 /** What a running service knows about how it was started, to print an offline command that works where it runs. */
-export interface ProcessFacts {
-  /** The node binary (process.execPath). */
-  readonly execPath: string;
-  /** The program node runs (process.argv[1]): dist/cli.js or the one-file gatehouse.mjs. */
-  readonly script: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** The service's uid and user name, when the platform has them. */
-  readonly uid: number | undefined;
-  readonly userName: string | undefined;
-  /** Docker writes /.dockerenv, podman /run/.containerenv. */
-  readonly isInContainer: boolean;
-}
+export type ProcessFacts = Readonly<ReturnType<typeof processFacts>>;
 
-export function processFacts(): ProcessFacts {
+export function processFacts() {
   let userName: string | undefined;
   try {
     userName = userInfo().username;
@@ -24,10 +13,11 @@ export function processFacts(): ProcessFacts {
   }
   return {
     execPath: process.execPath,
-    script: process.argv[1] ?? 'gatehouse',
+    script: process.argv[1] ?? 'gatehouse', // dist/cli.js or the one-file gatehouse.mjs
     env: process.env,
     uid: process.getuid?.(),
     userName,
+    // Docker writes /.dockerenv, podman /run/.containerenv.
     isInContainer: existsSync('/.dockerenv') || existsSync('/run/.containerenv'),
   };
 }
@@ -38,10 +28,8 @@ export function shellWord(text: string): string {
 }
 
 /**
- * How to run an offline command (`args`, e.g. users add ...) on the data directory `dataDir` of the
- * service described by `facts`: a sentence ending in a command line that works as printed where
- * the service runs. Offline commands need the service stopped (the lock) and must run as the
- * data directory's owner (the ownership check), so under systemd as the service's user.
+ * How to run an offline command (`args`) on `dataDir`, ending in a command line that works as printed where the
+ * service runs: it needs the service stopped (the lock) and the data directory's owner (under systemd, its user).
  */
 export function offlineInstruction(facts: ProcessFacts, dataDir: string, args: readonly string[]): string {
   const program = [facts.execPath, facts.script, ...args, '--data-dir', dataDir].map(shellWord).join(' ');

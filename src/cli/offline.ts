@@ -112,9 +112,8 @@ export function parseOffline(args: readonly string[], io: CliIo, group: OfflineG
 }
 
 /**
- * Runs `work` holding the data directory's lock (renewed while it runs, a password prompt
- * included); waits, saying so, for a lock that may be stale. Every write is refused once the
- * lease is lost, and the command then fails even if it wrote nothing.
+ * Runs `work` holding the data directory's lock (renewed meanwhile, a password prompt included), waiting for a
+ * stale one; every write is refused once the lease is lost, and the command then fails even if it wrote nothing.
  */
 export async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>): Promise<T> {
   const { lock } = await openDataDir(dataDir, { purpose, onWait: (message) => io.stderr.write(`gatehouse: ${message}\n`) });
@@ -134,7 +133,6 @@ export async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<
   }
 }
 
-/** The user named `name`; throws when there is none. */
 export function existingUser(store: UserStore, name: string): StoredUser {
   const user = store.find(name);
   if (user === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(name))}`);

@@ -4,8 +4,6 @@ import { decodeUtf8Strict } from '../validate/utf8.js';
 import type { ParsedValues } from './commands.js';
 import { UsageError } from './usage-error.js';
 
-// What the operator hands the offline commands and the doctor: standard input, a terminal, a file.
-
 // Far above any client settings (INTERFACE.md caps their strings at 4,096 characters).
 const MAX_CLIENT_BYTES = 64 * 1024;
 const CLIENT_EXAMPLE = '{"client":"rTorrent","type":"socket","version":1,"socket":"/run/rtorrent.sock"}';
@@ -119,9 +117,8 @@ function readHidden(io: PasswordSource, prompt: string): Promise<string> {
 }
 
 /**
- * Reads `users add`'s client settings (JSON text, not yet parsed) from --client (argv: visible in
- * `ps` and shell history), --client-file PATH, or --client-stdin, where standard input holds the
- * password on its first line and the JSON after it (one stdin cannot hold both apart any other way).
+ * `users add`'s client settings (JSON text) from --client (visible in `ps`), --client-file PATH, or --client-stdin:
+ * the password on the first line, the JSON after it (one stdin cannot hold both apart any other way).
  */
 export async function readClientInput(values: ParsedValues, stdin: Readable & { isTTY?: boolean }): Promise<{ json: string; password?: string }> {
   const given = ['client', 'client-file', 'client-stdin'].filter((flag) => values[flag] !== undefined && values[flag] !== false);
