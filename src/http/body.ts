@@ -40,7 +40,10 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   if (contentType === undefined || !isJsonContentType(contentType)) throw new UnsupportedMediaType();
   const chunks: Buffer[] = [];
   const received = await receiveBody(req, maxBytes, chunks);
-  return parseJson(decodeUtf8(Buffer.concat(chunks, received)));
+  const text = decodeUtf8Strict(Buffer.concat(chunks, received));
+  // Invalid UTF-8 is refused rather than silently turned into U+FFFD (which could merge two usernames).
+  if (text === undefined) throw new InvalidJson('The body is not valid UTF-8.');
+  return parseJson(text);
 }
 
 /**
@@ -76,13 +79,6 @@ export function receiveBody(req: IncomingMessage, maxBytes: number, chunks?: Buf
     req.on('error', onAbort);
     req.on('close', onAbort);
   });
-}
-
-/** Invalid UTF-8 is refused rather than silently turned into U+FFFD (which could merge two usernames). */
-function decodeUtf8(bytes: Buffer): string {
-  const text = decodeUtf8Strict(bytes);
-  if (text === undefined) throw new InvalidJson('The body is not valid UTF-8.');
-  return text;
 }
 
 /** JSON.parse, then refuses `__proto__` and `constructor.prototype` keys and deep nesting. */
