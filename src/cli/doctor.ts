@@ -219,12 +219,8 @@ async function followToSignIn(app: URL, ask: Ask): Promise<{ outcome: Outcome; l
       if (location.length > MAX_LOCATION_LENGTH) {
         return failed(`a redirect loop: ${shown(url.href, 80)} sends the browser to a ${location.length}-character Location that carries the previous URLs inside it. Fix: route the sign-in page and the api/auth/ path beside it to Gatehouse without forward auth`);
       }
-      let next: URL;
-      try {
-        next = new URL(location, url);
-      } catch {
-        return failed(`${shown(url.href)} redirects to ${shown(location)}, which is not a URL`);
-      }
+      if (!URL.canParse(location, url.href)) return failed(`${shown(url.href)} redirects to ${shown(location)}, which is not a URL`);
+      const next = new URL(location, url);
       const place = `${next.origin}${next.pathname}`;
       if (visited.has(place) || next.href === url.href) {
         return failed(`a redirect loop through ${shown(place)}: the sign-in page is itself behind the gate. Fix: route it and the api/auth/ path beside it to Gatehouse without forward auth`);
@@ -430,12 +426,8 @@ async function checkSignOut(loginPage: URL, cookie: string | undefined, ask: Ask
   const url = new URL('logout', loginPage);
   const answer = await ask(url, { accept: BROWSER_ACCEPT, ...(cookie === undefined ? {} : { cookie }) });
   if (typeof answer === 'string') return fail(`signing out: ${answer}`);
-  let target: URL | undefined;
-  try {
-    target = answer.headers.location === undefined ? undefined : new URL(answer.headers.location, url);
-  } catch {
-    target = undefined;
-  }
+  const { location } = answer.headers;
+  const target = location !== undefined && URL.canParse(location, url.href) ? new URL(location, url) : undefined;
   const isCleared = (answer.headers['set-cookie'] ?? []).map(parseSetCookie).some((set) => set?.name === 'jwt' && set.value === '');
   if (isRedirect(answer.status) && target?.origin === loginPage.origin && target.pathname === loginPage.pathname && isCleared) {
     return ok(`${placeOf(url)} signs out and returns to the sign-in page`);

@@ -179,8 +179,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         }
         const level = parseLevel(values['level']);
         // No client flag: an account for the apps behind the gate, without torrent-client settings.
-        const hasClient = values['client'] !== undefined || values['client-file'] !== undefined || values['client-stdin'] === true;
-        const input = hasClient ? await readClientInput(values, io.stdin) : undefined;
+        const input = await readClientInput(values, io.stdin);
         let client: ClientSettings | undefined;
         if (input !== undefined) {
           let clientJson: unknown;

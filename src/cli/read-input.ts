@@ -6,7 +6,6 @@ import { UsageError } from './usage-error.js';
 
 // Far above any client settings (INTERFACE.md caps their strings at 4,096 characters).
 const MAX_CLIENT_BYTES = 64 * 1024;
-const CLIENT_EXAMPLE = '{"client":"rTorrent","type":"socket","version":1,"socket":"/run/rtorrent.sock"}';
 const NOT_A_PASSWORD = 'the password is not valid UTF-8';
 
 export interface PasswordSource {
@@ -118,17 +117,12 @@ function readHidden(io: PasswordSource, prompt: string): Promise<string> {
 
 /**
  * `users add`'s client settings (JSON text) from --client (visible in `ps`), --client-file PATH, or --client-stdin:
- * the password on the first line, the JSON after it (one stdin cannot hold both apart any other way).
+ * the password on the first line, the JSON after it (one stdin cannot hold both apart any other way). None: undefined.
  */
-export async function readClientInput(values: ParsedValues, stdin: Readable & { isTTY?: boolean }): Promise<{ json: string; password?: string }> {
+export async function readClientInput(values: ParsedValues, stdin: Readable & { isTTY?: boolean }): Promise<{ json: string; password?: string } | undefined> {
   const given = ['client', 'client-file', 'client-stdin'].filter((flag) => values[flag] !== undefined && values[flag] !== false);
-  if (given.length !== 1) {
-    throw new UsageError(
-      given.length === 0
-        ? `users add needs the client settings as JSON: --client-file PATH (recommended), --client-stdin, or --client JSON, e.g. '${CLIENT_EXAMPLE}'`
-        : `give the client settings once: ${given.map((flag) => `--${flag}`).join(' and ')} were both given`,
-    );
-  }
+  if (given.length === 0) return undefined;
+  if (given.length > 1) throw new UsageError(`give the client settings once: ${given.map((flag) => `--${flag}`).join(' and ')} were both given`);
   const clientFile = values['client-file'];
   if (typeof clientFile === 'string') {
     const { bytes } = await readGivenFile(clientFile, MAX_CLIENT_BYTES, `--client-file ${JSON.stringify(clientFile)}`);
