@@ -270,7 +270,8 @@ function applyMask(mask: number, size: number, modules: Uint8Array, reserved: Ui
   const isFlipped = MASKS[mask];
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
-      if (reserved[y * size + x] !== 1 && isFlipped?.(x, y) === true) modules[y * size + x] = (modules[y * size + x] ?? 0) ^ 1;
+      const i = y * size + x;
+      if (reserved[i] !== 1 && isFlipped?.(x, y) === true) modules[i] = (modules[i] ?? 0) ^ 1;
     }
   }
 }

@@ -30,7 +30,9 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 // different passwords would hash alike, and a username could never be named in a path.
 const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
-export function stringOf(rules: { minLength: number; maxLength: number; allowControlCharacters?: boolean }): Checker<string> {
+type StringRules = { minLength: number; maxLength: number; allowControlCharacters?: boolean };
+
+export function stringOf(rules: StringRules): Checker<string> {
   return (input, path) => {
     if (typeof input !== 'string') return fail(path, 'must be a string');
     if (LONE_SURROGATE.test(input)) return fail(path, 'must not contain a lone surrogate (not valid Unicode)');
@@ -97,7 +99,8 @@ export function storedList<T extends { id: string }>(check: Checker<T>, max: num
 
 /** A string matching `format`, else the problem "is not `what`". */
 export function matching(format: RegExp, what: string): Checker<string> {
-  return (input, path) => (typeof input === 'string' && format.test(input) ? pass(input) : fail(path, `is not ${what}`));
+  return (input, path) =>
+    typeof input === 'string' && format.test(input) ? pass(input) : fail(path, `is not ${what}`);
 }
 
 export function oneOf<const T extends string | number>(allowed: readonly T[]): Checker<T> {

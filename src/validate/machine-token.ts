@@ -1,4 +1,5 @@
-import { integerIn, matching, objectOf, optional, storedList, stringOf, unixSeconds, type CheckedType } from './check.js';
+import { integerIn, matching, objectOf, optional, storedList, stringOf, unixSeconds } from './check.js';
+import type { CheckedType } from './check.js';
 
 // INTERFACE.md "Stored per account", machine tokens: id, name, SHA-256 digest of the token,
 // created, expires (optional), last used; the token itself is never stored.
@@ -28,7 +29,8 @@ const checkStoredMachineToken = objectOf(
 export type StoredMachineToken = Readonly<CheckedType<typeof checkStoredMachineToken>>;
 
 /** An account's machine tokens as stored: 1 to 32 (absent when none), ids distinct. */
-export const checkStoredMachineTokens = storedList(checkStoredMachineToken, MAX_MACHINE_TOKENS, 'machine tokens', 'token id');
+export const checkStoredMachineTokens =
+  storedList(checkStoredMachineToken, MAX_MACHINE_TOKENS, 'machine tokens', 'token id');
 
 /** POST /api/auth/account/tokens: a name, and optionally a lifetime in whole days (none: no expiry). */
 export const checkNewMachineTokenBody = objectOf({ name: checkTokenName, days: optional(integerIn(1, MAX_TOKEN_DAYS)) });

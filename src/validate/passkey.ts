@@ -2,7 +2,8 @@ import { CborInvalid, WEBAUTHN_CBOR_LIMITS } from '../webauthn/cbor.js';
 import { COSE_ALGORITHMS, CoseInvalid, decodeCoseKey } from '../webauthn/cose.js';
 import { MAX_CLIENT_DATA_BYTES, MAX_CREDENTIAL_ID_BYTES } from '../webauthn/verify.js';
 import { checkUsername } from './auth.js';
-import { base64urlBytes, fail, integerIn, objectOf, oneOf, optional, pass, storedList, stringOf, unixSeconds, type Checker, type CheckedType } from './check.js';
+import { base64urlBytes, fail, integerIn, objectOf, oneOf, optional, pass, storedList, stringOf, unixSeconds } from './check.js';
+import type { Checker, CheckedType } from './check.js';
 
 // INTERFACE.md "Stored per account", passkeys: id, COSE public key, sign count, name, created
 // and last-used times; at most 16 per account. And the WebAuthn L3 JSON a browser sends

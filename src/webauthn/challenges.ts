@@ -26,6 +26,7 @@ export interface ChallengeStore {
   readonly size: number;
 }
 
+type Held = { readonly entry: ChallengeEntry; readonly expiresAt: number; readonly client: string };
 type ChallengeLimits = Readonly<Record<'ttlMs' | 'maxOutstanding' | 'maxPerClient', number>>;
 
 /** Five minutes (the options' `timeout`); 10,000 outstanding is a few MB at most. */
@@ -33,7 +34,7 @@ export const CHALLENGE_LIMITS: ChallengeLimits = Object.freeze({ ttlMs: 5 * 60_0
 
 export function createChallengeStore(limits: ChallengeLimits = CHALLENGE_LIMITS): ChallengeStore {
   // Insertion order is expiry order (one lifetime for all), so expired entries are at the front.
-  const held = new Map<string, { readonly entry: ChallengeEntry; readonly expiresAt: number; readonly client: string }>();
+  const held = new Map<string, Held>();
   const byClient = new Map<string, string[]>();
   // The same keys by ceremony, each in insertion order: the eviction order when the store is full.
   const byCeremony: Record<Ceremony, Set<string>> = { get: new Set(), create: new Set() };
