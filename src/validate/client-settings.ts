@@ -21,6 +21,8 @@ const VARIANTS = {
   Deluge: { rpc: { host: nonEmpty, port, username: credential, password: credential } },
 } as const satisfies Record<string, Record<string, Record<string, Checker<unknown>>>>;
 
+const HEADER_KEYS = ['client', 'type', 'version'];
+
 export type ClientKind = keyof typeof VARIANTS;
 export const CLIENT_KINDS = Object.keys(VARIANTS) as readonly ClientKind[];
 
@@ -45,11 +47,8 @@ export const checkClientSettings: Checker<ClientSettings> = (input, path): Check
   if (input['version'] !== 1) return fail(joinPath(path, 'version'), 'must be 1');
   const fields = types[type] ?? {};
   const output: Record<string, string | number> = { client: kind, type, version: 1 };
-  for (const key of Object.keys(input)) {
-    if (key !== 'client' && key !== 'type' && key !== 'version' && !Object.hasOwn(fields, key)) {
-      return fail(joinPath(path, key), 'is not an allowed field');
-    }
-  }
+  const unknown = Object.keys(input).find((key) => !HEADER_KEYS.includes(key) && !Object.hasOwn(fields, key));
+  if (unknown !== undefined) return fail(joinPath(path, unknown), 'is not an allowed field');
   for (const [key, check] of Object.entries(fields)) {
     if (!Object.hasOwn(input, key)) return fail(joinPath(path, key), 'is required');
     const result = check(input[key], joinPath(path, key));
