@@ -22,15 +22,20 @@ const LIMITS = WEBAUTHN_CBOR_LIMITS;
 const ARGUMENT_BYTES = [1, 2, 4, 8];
 const SHORTEST_FROM = [24, 0x100, 0x10000, 0x100000000];
 
-/** The input is not CBOR this decoder accepts; `reason` says why (for logs and tests, never for a client). */
-export class CborInvalid extends Error {
-  readonly code = 'CBOR_INVALID';
-  readonly reason: string;
-  constructor(reason: string) {
-    super(`CBOR refused: ${reason}.`);
-    this.reason = reason;
-  }
+/** The error class of a WebAuthn parser: a permanent `code`, and a `reason` for logs and tests, never for a client. */
+export function reasonError<C extends string>(code: C, refused: string) {
+  return class extends Error {
+    readonly code = code;
+    readonly reason: string;
+    constructor(reason: string, options?: ErrorOptions) {
+      super(`${refused} refused: ${reason}.`, options);
+      this.reason = reason;
+    }
+  };
 }
+
+/** The input is not CBOR this decoder accepts. */
+export class CborInvalid extends reasonError('CBOR_INVALID', 'CBOR') {}
 
 /** Decodes `bytes` as exactly one item (nothing may follow it). Throws CborInvalid, and only that. */
 export function decodeCbor(bytes: Uint8Array): CborValue {

@@ -1,5 +1,5 @@
 import { constants, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { decodeCbor, type CborValue } from './cbor.js';
+import { decodeCbor, reasonError, type CborValue } from './cbor.js';
 
 // COSE public keys (RFC 9052/9053, RFC 8230) for the three algorithms Gatehouse offers.
 // Each key type has an exact set of labels: a missing one, a wrong value or any other label
@@ -14,15 +14,8 @@ export interface CosePublicKey {
   readonly key: KeyObject;
 }
 
-/** The key is not one Gatehouse accepts; `reason` is for logs and tests. */
-export class CoseInvalid extends Error {
-  readonly code = 'COSE_INVALID';
-  readonly reason: string;
-  constructor(reason: string) {
-    super(`COSE key refused: ${reason}.`);
-    this.reason = reason;
-  }
-}
+/** The key is not one Gatehouse accepts. */
+export class CoseInvalid extends reasonError('COSE_INVALID', 'COSE key') {}
 
 // Labels kty 1 and alg 3 (RFC 9052 section 7.1); a byte string of the key, checked for its length.
 const KTY = 1;

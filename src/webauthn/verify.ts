@@ -1,21 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { BASE64URL, decodeBase64url, isPlainObject } from '../validate/check.js';
 import { decodeUtf8Strict } from '../validate/utf8.js';
-import { CborInvalid, decodeCbor, decodeCborPrefix } from './cbor.js';
+import { CborInvalid, decodeCbor, decodeCborPrefix, reasonError } from './cbor.js';
 import { CoseInvalid, importCoseKey, verifyCoseSignature, type CosePublicKey } from './cose.js';
 
 // The relying party's checks of WebAuthn Level 3, section 7.1 (registering a new credential)
 // and 7.2 (verifying an authentication assertion), over bytes already taken out of the JSON.
 
-/** The response does not verify; `reason` is for logs and tests, never sent to the client. */
-export class WebAuthnRefused extends Error {
-  readonly code = 'WEBAUTHN_REFUSED';
-  readonly reason: string;
-  constructor(reason: string, options?: ErrorOptions) {
-    super(`WebAuthn response refused: ${reason}.`, options);
-    this.reason = reason;
-  }
-}
+/** The response does not verify. */
+export class WebAuthnRefused extends reasonError('WEBAUTHN_REFUSED', 'WebAuthn response') {}
 
 /** The challenge this server issued (and has just taken out of its store), and who we are. */
 export interface Expectation {
