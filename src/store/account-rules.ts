@@ -25,12 +25,10 @@ export interface UserChanges {
 }
 
 /**
- * Applies a partial update. A new username, password or level is a credential change: the
- * session key is replaced, so every earlier token stops working; a new username or password also
- * removes the account's machine tokens. Client settings and groups
- * alone are not (the gate reads groups on every request, so a change takes effect at once).
- * Fields this function does not know are carried over unchanged. Throws UserNotFound,
- * UsernameTaken, LastAdministrator.
+ * Applies a partial update. A new username, password or level is a credential change: the session
+ * key is replaced, so every earlier token stops working; a new username or password also removes
+ * the account's machine tokens. Client settings and groups are not (the gate reads groups on every
+ * request). Fields it does not know are kept. Throws UserNotFound, UsernameTaken, LastAdministrator.
  */
 export function changeUser(view: UserView, target: string, changes: UserChanges, nowSeconds: number): void {
   const user = view.get(target);

@@ -17,8 +17,8 @@ export class RenamedButNotDurable extends Error {
 const TEMP_FILE = /^\..+\.\d+\.\d+\.tmp(\.back)?$/;
 
 /**
- * Removes the temp files a crashed writer left in `dir`: names matching `pattern`, older than
- * `olderThanMs` (any age by default: call it so only while holding the directory's lock).
+ * Removes temp files a crashed writer left in `dir`: names matching `pattern`, older than
+ * `olderThanMs`. Of any age (the default) only while holding the directory's lock.
  */
 export async function removeStaleTempFiles(dir: string, pattern = TEMP_FILE, olderThanMs = -Infinity): Promise<number> {
   let removed = 0;
@@ -101,7 +101,6 @@ async function writeAll(handle: Awaited<ReturnType<StoreFileSystem['open']>>, da
 /** 'linked': the old content is at `.prev`; 'none': there was no file; 'unavailable': the file system has no hard links. */
 type Previous = 'linked' | 'none' | 'unavailable';
 
-/** Hard-links the current file as `.prev`. */
 async function linkPrevious(fs: StoreFileSystem, path: string): Promise<Previous> {
   const previous = `${path}.prev`;
   await unlessMissing(fs.unlink(previous));

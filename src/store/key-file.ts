@@ -17,10 +17,9 @@ export interface KeyFileRules {
 }
 
 /**
- * The bytes of a file holding a key given by path (a container secret, a key kept outside the
- * data directory). Refuses a file that group or others may write, or that belongs to a uid other
- * than root or `uid` (either could swap the key); warns when group or others may read it. Root may
- * own it: Docker and Kubernetes secrets belong to root. Throws what `refuse` makes.
+ * The bytes of a key file given by path (a container secret, a key kept outside the data
+ * directory): refused when group or others may write it or a uid other than `uid` or root owns it
+ * (Docker and Kubernetes secrets are root's), warned about when others may read it. Throws `refuse`'s.
  */
 export async function readKeyFile(path: string, rules: KeyFileRules): Promise<Buffer> {
   let file: Awaited<ReturnType<typeof readSmallFile>>;

@@ -47,8 +47,8 @@ function refuseUnreadable(error: unknown): never {
 type OtherWriter = 'owner' | 'writable';
 
 /**
- * The rule for a file (or directory) that only Gatehouse may change: 'owner' when it belongs to a
- * uid other than `uid` (root allowed where `mayRootOwn`), 'writable' when group or others may write it.
+ * Who besides Gatehouse could change a file or directory: 'owner' when a uid other than `uid` (or
+ * root, where `mayRootOwn`) owns it, 'writable' when group or others may write it.
  */
 export function whoElseMayWrite(stats: Stats, uid: number | undefined, mayRootOwn: boolean): OtherWriter | undefined {
   if (uid !== undefined && stats.uid !== uid && !(mayRootOwn && stats.uid === 0)) return 'owner';

@@ -16,10 +16,9 @@ import type { StoreFileSystem } from './file-system.js';
 
 export const USERS_FILE = 'users.json';
 /**
- * The newest format this version reads. A file is written as format 1 while every account fits
- * it (has `client`, holds only FORMAT_1_FIELDS), so an older Gatehouse keeps reading it; else as
- * format 2, which an older Gatehouse refuses ("written by a newer Gatehouse") instead of reading a
- * field it does not know as corruption or dropping it on its next write.
+ * The newest format this version reads. The file stays format 1 while every account fits it (has
+ * `client`, only FORMAT_1_FIELDS), so an older Gatehouse keeps reading it; format 2 makes an older
+ * one refuse it ("written by a newer Gatehouse") instead of dropping fields it does not know.
  */
 export const USERS_FORMAT = 2;
 const FORMAT_1_FIELDS: ReadonlySet<string> = new Set(['username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey']);
