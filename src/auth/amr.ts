@@ -15,24 +15,8 @@ export function isTwoFactor(amr: Amr | undefined): boolean {
   return amr.includes('otp') || (amr.includes('hwk') && amr.includes('user'));
 }
 
-/**
- * Whether a session may change what protects an account (password, second factors, machine
- * tokens): once it has a second factor, only a session made with one (a code, or any passkey), so
- * a stolen password cannot add its own factor, remove the owner's, or mint a lasting token.
- */
-export function mayChangeProtection(amr: Amr | undefined, account: SecondFactors): boolean {
-  if (!hasSecondFactor(account)) return true;
-  return amr !== undefined && (amr.includes('otp') || amr.includes('hwk'));
-}
-
-/** What of an account says whether it has a second factor (a stored user fits). */
-export interface SecondFactors {
-  readonly totp?: unknown;
-  readonly passkeys?: unknown;
-}
-
-/** The account has a second factor in force: TOTP, or a passkey (whose sign-in can verify its user). */
-export function hasSecondFactor(account: SecondFactors): boolean {
+/** The account (a stored user) has a second factor in force: TOTP, or a passkey (whose sign-in can verify its user). */
+export function hasSecondFactor(account: { readonly totp?: unknown; readonly passkeys?: unknown }): boolean {
   return account.totp !== undefined || account.passkeys !== undefined;
 }
 

@@ -1,7 +1,7 @@
 import { AuthRequired, NotAdministrator, SecondFactorSessionRequired } from '../errors.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import { isAdministrator } from '../validate/level.js';
-import { isTwoFactor, mayChangeProtection } from './amr.js';
+import { hasSecondFactor, isTwoFactor } from './amr.js';
 import type { SessionClaims, TokenCodec } from './jwt.js';
 import type { RevocationList } from './revocations.js';
 
@@ -12,11 +12,15 @@ export interface Caller {
 }
 
 /**
- * `caller`, when its session may change what protects its account (amr.ts mayChangeProtection);
- * else throws SecondFactorSessionRequired. For password, second-factor and machine-token changes.
+ * `caller`, when its session may change what protects its account (password, second factors, machine
+ * tokens): once the account has a second factor, only a session made with one (a code, or any passkey),
+ * so a stolen password cannot add its own factor, remove the owner's, or mint a lasting token. Else
+ * throws SecondFactorSessionRequired.
  */
 export function requireProtectionChange(caller: Caller): Caller {
-  if (!mayChangeProtection(caller.claims.amr, caller.user)) throw new SecondFactorSessionRequired();
+  const { amr } = caller.claims;
+  const isSecondFactorSession = amr !== undefined && (amr.includes('otp') || amr.includes('hwk'));
+  if (hasSecondFactor(caller.user) && !isSecondFactorSession) throw new SecondFactorSessionRequired();
   return caller;
 }
 
