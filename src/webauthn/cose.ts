@@ -9,10 +9,7 @@ import { decodeCbor, reasonError, type CborValue } from './cbor.js';
 export const COSE_ALGORITHMS = [-8, -7, -257] as const;
 export type CoseAlgorithm = (typeof COSE_ALGORITHMS)[number];
 
-export interface CosePublicKey {
-  readonly algorithm: CoseAlgorithm;
-  readonly key: KeyObject;
-}
+export type CosePublicKey = { readonly algorithm: CoseAlgorithm; readonly key: KeyObject };
 
 /** The key is not one Gatehouse accepts. */
 export class CoseInvalid extends reasonError('COSE_INVALID', 'COSE key') {}
