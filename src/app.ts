@@ -27,23 +27,17 @@ export interface AppOptions {
   readonly lingerLimits?: LingerLimits;
 }
 
-export interface App {
-  /** node:http's 'request' listener. */
-  readonly handleRequest: RequestListener;
-  /** node:http's 'checkContinue' listener: the same, for a request that waits for 100 Continue. */
-  readonly handleCheckContinue: RequestListener;
-}
-
-/** Builds the request listeners. No I/O happens here; everything it needs is passed in. */
-export function createApp(options: AppOptions): App {
+/**
+ * Builds node:http's 'request' listener and its 'checkContinue' listener (the same, for a request
+ * that waits for 100 Continue). No I/O happens here; everything it needs is passed in.
+ */
+export function createApp(options: AppOptions) {
   const { baseUri, logger, proxyTrust } = options;
-  const router = createRouter<Route>(
-    [...options.rootRoutes, ...options.apiRoutes.map((route) => ({ ...route, path: `${baseUri}${route.path}` }))].map((route) => ({
-      method: route.method,
-      path: route.path,
-      handler: route,
-    })),
-  );
+  const entryOf = (route: Route, path: string) => ({ method: route.method, path, handler: route });
+  const router = createRouter<Route>([
+    ...options.rootRoutes.map((route) => entryOf(route, route.path)),
+    ...options.apiRoutes.map((route) => entryOf(route, `${baseUri}${route.path}`)),
+  ]);
   const bodyPolicy = createBodyPolicy(options.maxBodyBytes, options.lingerLimits);
   const isRequestLogged = logger.isEnabled('info');
 
@@ -94,7 +88,8 @@ export function createApp(options: AppOptions): App {
         const route = match.handler;
         const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
         // An empty cookie or `token=` is no credential.
-        const credentials = { cookieToken: readCookie(req.headers.cookie, 'jwt') || undefined, queryToken: query['token'] || undefined };
+        const cookieToken = readCookie(req.headers.cookie, 'jwt') || undefined;
+        const credentials = { cookieToken, queryToken: query['token'] || undefined };
         const ctx: RequestContext = { req, res, query, param: match.param, address, credentials };
         // Most requests announce no body and expect nothing: the handler runs at once.
         const admitted = expectsContinue || announcesBody(req) ? bodyPolicy.admit(route.body, req, res, expectsContinue) : undefined;
@@ -113,10 +108,9 @@ export function createApp(options: AppOptions): App {
     else res.once('close', () => logRequest(req, res.writableFinished ? res.statusCode : 0, path, address, startedAt));
   };
 
-  return {
-    handleRequest: (req, res) => dispatch(req, res, false),
-    handleCheckContinue: (req, res) => dispatch(req, res, true),
-  };
+  const handleRequest: RequestListener = (req, res) => dispatch(req, res, false);
+  const handleCheckContinue: RequestListener = (req, res) => dispatch(req, res, true);
+  return { handleRequest, handleCheckContinue };
 }
 
 const EMPTY_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);
