@@ -163,24 +163,13 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         }
         throw error;
       }
-      const id = added.verified.id.toString('base64url');
+      const { verified, userHandle } = added;
+      const id = verified.id.toString('base64url');
+      const publicKey = verified.publicKeyBytes.toString('base64url');
+      const passkey = { id, name, publicKey, algorithm: verified.algorithm, signCount: verified.signCount, userHandle };
       const user = await store.change((view) => {
         stillSignedIn(deps, view, caller);
-        return addPasskey(
-          view,
-          store.list(),
-          caller.user.username,
-          {
-            id,
-            name,
-            publicKey: added.verified.publicKeyBytes.toString('base64url'),
-            algorithm: added.verified.algorithm,
-            signCount: added.verified.signCount,
-            userHandle: added.userHandle,
-            createdAt: nowSeconds(),
-          },
-          nowSeconds(),
-        );
+        return addPasskey(view, store.list(), caller.user.username, { ...passkey, createdAt: nowSeconds() }, nowSeconds());
       });
       logger.info('passkey added', { event: 'passkey_added', username: user.username, passkeyId: id, address: ctx.address });
       // Every other session ends; this one goes on under a new cookie, made the way it was.
