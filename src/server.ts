@@ -69,7 +69,9 @@ export async function startServer(config: Config, options: ServerOptions) {
     throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
   }
   const warn = (message: string): void => logger.warn(message);
-  const secret = config.secret !== undefined ? secretFromEnvironment(config.secret) : config.secretFile !== undefined ? await readSecretFile(config.secretFile, warn) : undefined;
+  let secret: Buffer | undefined;
+  if (config.secret !== undefined) secret = secretFromEnvironment(config.secret);
+  else if (config.secretFile !== undefined) secret = await readSecretFile(config.secretFile, warn);
 
   const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { purpose: 'serve', signal: options.signal, onWait: warn });
   const fs = guardWrites(options.fileSystem ?? realFileSystem, lock, config.dataDir);

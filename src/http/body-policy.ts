@@ -20,7 +20,9 @@ export function createBodyPolicy(maxBodyBytes: number, lingerLimits: LingerLimit
      * will be read, refuses a declared length over the cap before it is sent, and returns the drop
      * of a `none` route's body to wait for.
      */
-    admit(use: BodyUse, req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<unknown> | undefined {
+    admit(
+      use: BodyUse, req: IncomingMessage, res: ServerResponse, expectsContinue: boolean,
+    ): Promise<unknown> | undefined {
       const hasBody = announcesBody(req);
       if (use === 'ignored') {
         // No 100 Continue: the body is not wanted (node:http then closes by itself).

@@ -40,7 +40,13 @@ function valueText(value: string | number | boolean): string {
  * One line per event. stdout lines are batched for up to FLUSH_INTERVAL_MS, so the request log
  * on the hot path costs one write per batch rather than one per request; flush() writes at once.
  */
-export function createLogger(options: { level: LogLevel; format: LogFormat; stdout: LogSink; stderr: LogSink; now?: () => number }) {
+export function createLogger(options: {
+  level: LogLevel;
+  format: LogFormat;
+  stdout: LogSink;
+  stderr: LogSink;
+  now?: () => number;
+}) {
   const now = options.now ?? Date.now;
   const threshold = RANK[options.level];
   const isJson = options.format === 'json';

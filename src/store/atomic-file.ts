@@ -38,7 +38,9 @@ export async function removeStaleTempFiles(dir: string, pattern = TEMP_FILE, old
  * already have dropped the data (the "fsyncgate" lesson), so the change fails. `keepPrevious`
  * keeps the replaced file as `<path>.prev` (a hard link, so no extra copy).
  */
-export async function writeFileAtomic(fs: StoreFileSystem, path: string, data: Buffer, options: { readonly keepPrevious?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(
+  fs: StoreFileSystem, path: string, data: Buffer, options: { readonly keepPrevious?: boolean } = {},
+): Promise<void> {
   const dir = dirname(path);
   const tempPath = join(dir, `.${basename(path)}.${process.pid}.${++tempCounter}.tmp`);
   const handle = await fs.open(tempPath, 'wx', 0o600);

@@ -29,7 +29,9 @@ export interface DataDirOptions extends LockOptions {
  * Prepares the directory (prepareDataDir), takes its lock (throws DataDirLocked) and removes temp
  * files a crashed writer left behind. Everything that writes to a data directory starts here.
  */
-export async function openDataDir(dir: string, options: DataDirOptions): Promise<{ lock: DataDirLock; tightened: boolean; removedTempFiles: number }> {
+export async function openDataDir(
+  dir: string, options: DataDirOptions,
+): Promise<{ lock: DataDirLock; tightened: boolean; removedTempFiles: number }> {
   const { tightened } = await prepareDataDir(dir, Object.hasOwn(options, 'uid') ? options.uid : process.getuid?.());
   const lock = await lockDataDir(dir, options);
   try {

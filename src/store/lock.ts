@@ -199,7 +199,9 @@ function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefin
  * Watches a lock that may be live: 'live' once it is renewed (same nonce), 'changed' once it is
  * released or replaced, 'stale' once it has not changed for an expiry.
  */
-async function watch(path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal?: AbortSignal): Promise<Verdict | 'changed'> {
+async function watch(
+  path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal?: AbortSignal,
+): Promise<Verdict | 'changed'> {
   const until = performance.now() + timing.expiryMs;
   while (performance.now() < until) {
     await sleep(timing.pollMs, undefined, { signal }).catch(() => signal?.throwIfAborted());

@@ -124,7 +124,10 @@ export const KNOWN_ATTESTATION_FORMATS: readonly string[] = ['none', 'packed', '
  * COSE key exactly as the authenticator sent it, which is what is stored). `credentialId` is the
  * id the client reported (`rawId`): it must be the one in the attested credential data. Throws WebAuthnRefused.
  */
-export function verifyRegistration(response: { readonly clientDataJSON: Buffer; readonly attestationObject: Buffer; readonly credentialId: Buffer }, expect: Expectation) {
+export function verifyRegistration(
+  response: { readonly clientDataJSON: Buffer; readonly attestationObject: Buffer; readonly credentialId: Buffer },
+  expect: Expectation,
+) {
   checkClientData(response.clientDataJSON, 'webauthn.create', expect);
   const attestation = refusingInvalid(() => decodeCbor(response.attestationObject));
   const notAttestation = 'attestation object not a map of fmt, attStmt, authData';
