@@ -40,7 +40,8 @@ async function lockRecord(dir: string): Promise<Record<string, unknown>> {
 /** A lock file as a holder that stopped renewing left it. */
 async function writeAbandonedLock(dir: string, identity: HolderIdentity, renewedAt: number, nonce = 'f'.repeat(32), renewedBootMs: number | null = bootClockMs() - (Date.now() - renewedAt)): Promise<void> {
   const record = { format: 2, nonce, purpose: 'serve', host: identity.host, pid: identity.pid, bootId: identity.bootId, pidNamespace: identity.pidNamespace, startedAt: new Date(renewedAt).toISOString(), renewedAt: new Date(renewedAt).toISOString(), renewedBootMs };
-  const temp = join(dir, `planted-${nonce}.tmp`);
+  // A name of its own per write: under load a renewing interval's writes may overlap.
+  const temp = join(dir, `planted-${nonce}-${process.hrtime.bigint()}.tmp`);
   await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
   await rename(temp, join(dir, LOCK_FILE)); // whole, as a holder writes it: a watcher never reads it torn
 }
