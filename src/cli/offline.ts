@@ -20,7 +20,7 @@ import { EXIT_OK, UsageError } from './usage-error.js';
 
 // Offline administration works on the data directory directly, holding its lock, so it
 // refuses while a service runs there. It goes through the same validators and store rules.
-export const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
+const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
 
 export const DATA_DIR_SETTINGS = OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir');
 
