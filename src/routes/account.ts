@@ -2,7 +2,7 @@ import { PASSWORD_ONLY, type Amr, type AmrValue } from '../auth/amr.js';
 import { accountStillSignedIn, requireProtectionChange } from '../auth/session.js';
 import { newSessionKey } from '../auth/session-key.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
-import { AuthRequired, MachineTokenNotFound, TooManyAttempts, TotpAlreadyEnabled, WrongPassword } from '../errors.js';
+import { AuthRequired, MachineTokenNotFound, TotpAlreadyEnabled, WrongPassword } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
@@ -12,7 +12,7 @@ import type { StoredUser } from '../store/users.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf, type Checker } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
-import { hashKeyOf } from './auth.js';
+import { hashKeyOf, throttledMatch } from './auth.js';
 import { readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 import { renderQrSvg } from '../qr/svg.js';
 
@@ -39,24 +39,15 @@ export function accountRoutes(deps: RouteDeps): Route[] {
   const withPassword = async <T extends { readonly password: string }>(ctx: RequestContext, check: Checker<T>) => {
     const caller = owner(ctx);
     const body = await readCheckedBody(ctx, check, config.maxBodyBytes);
-    const { username } = caller.user;
-    const client = throttleKeyOf(ctx.address);
-    const wait = throttle.beginAttempt(username, client, deps.now());
-    if (wait > 0) throw new TooManyAttempts(wait);
-    const hashKey = hashKeyOf(ctx.address, caller);
-    let matches: boolean;
-    try {
-      matches = await hasher.verify(body.password, caller.user.passwordHash, hashKey, () => ctx.req.socket.destroyed);
-    } catch (error) {
-      throttle.cancelAttempt(username, client);
-      throw error;
-    }
+    const { username, passwordHash } = caller.user;
+    const key = hashKeyOf(ctx.address, caller);
+    const matches = await throttledMatch(deps, ctx, { username, password: body.password, hash: passwordHash, key });
     if (!matches) {
       logger.warn('wrong current password on the account page', { event: 'login_failed', address: ctx.address, username });
       throw new WrongPassword();
     }
     // Uncount this attempt only: earlier failures (guessed codes among them) stay counted.
-    throttle.cancelAttempt(username, client);
+    throttle.cancelAttempt(username, throttleKeyOf(ctx.address));
     return { caller, body };
   };
 

@@ -120,23 +120,11 @@ async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
   sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': cookie });
 }
 
-/**
- * The account whose password `body` holds, judged under the login throttle. Throttled attempts
- * are refused before any hashing (an attacker cannot buy scrypt time); the attempt counts as a
- * failure from here on, until it succeeds.
- */
-async function passwordHolder(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, hashKey: WorkKey) {
-  const wait = api.throttle.beginAttempt(body.username, hashKey.client, api.now());
-  if (wait > 0) throw new TooManyAttempts(wait);
+/** The account whose password `body` holds, judged under the login throttle (throttledMatch). */
+async function passwordHolder(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, key: WorkKey) {
   const user = api.store.find(body.username);
-  let matches: boolean;
-  try {
-    matches = await api.hasher.verify(body.password, user?.passwordHash, hashKey, () => ctx.req.socket.destroyed);
-  } catch (error) {
-    // Busy or abandoned: the password was never judged, so it is not a failed login.
-    api.throttle.cancelAttempt(body.username, hashKey.client);
-    throw error;
-  }
+  const attempt = { username: body.username, password: body.password, hash: user?.passwordHash, key };
+  const matches = await throttledMatch(api, ctx, attempt);
   // The user may have been changed or removed while we hashed.
   const current = api.store.find(body.username);
   if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
@@ -313,6 +301,30 @@ function usernameFromPath(raw: string | undefined): string {
   const result = checkPathUsername(decoded, 'username');
   if (!result.ok) throw new InvalidPathParameter();
   return result.value;
+}
+
+/**
+ * Whether `password` is the one `hash` was made from, judged under the login throttle: a throttled
+ * attempt is refused (429) before any hashing, so an attacker cannot buy scrypt time. The attempt
+ * counts as a failure from here on, until the caller records a success or cancels it.
+ */
+export async function throttledMatch(deps: RouteDeps, ctx: RequestContext, attempt: PasswordAttempt): Promise<boolean> {
+  const client = throttleKeyOf(ctx.address);
+  const wait = deps.throttle.beginAttempt(attempt.username, client, deps.now());
+  if (wait > 0) throw new TooManyAttempts(wait);
+  try {
+    return await deps.hasher.verify(attempt.password, attempt.hash, attempt.key, () => ctx.req.socket.destroyed);
+  } catch (error) {
+    // Busy or abandoned: the password was never judged, so it is not a failed login.
+    deps.throttle.cancelAttempt(attempt.username, client);
+    throw error;
+  }
+}
+interface PasswordAttempt {
+  readonly username: string;
+  readonly password: string;
+  readonly hash: string | undefined;
+  readonly key: WorkKey;
 }
 
 /**
