@@ -31,7 +31,9 @@ declare const GATEHOUSE_BUNDLED_VERSION: string | undefined;
 function version(): string {
   if (typeof GATEHOUSE_BUNDLED_VERSION === 'string') return GATEHOUSE_BUNDLED_VERSION;
   const manifest: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  return typeof manifest === 'object' && manifest !== null && 'version' in manifest ? String(manifest.version) : 'unknown';
+  return typeof manifest === 'object' && manifest !== null && 'version' in manifest
+    ? String(manifest.version)
+    : 'unknown';
 }
 
 const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIo) => Promise<number>>> = {
@@ -70,7 +72,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 process.stderr.on('error', () => {});
 
-const io: CliIo = { argv: process.argv.slice(2), env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+const io: CliIo = {
+  argv: process.argv.slice(2), env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr,
+};
 main(io).then(
   (code) => {
     process.exitCode = code;

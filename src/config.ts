@@ -21,7 +21,9 @@ export interface SettingSpec {
 }
 
 const integer = (min: number, max: number): Parse<number> => (text, name) => {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new SettingInvalid(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new SettingInvalid(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(text)})`);
+  }
   return Number(text);
 };
 
@@ -92,7 +94,10 @@ const scryptCost: Parse<ScryptCost> = (text) => {
 const baseUri: Parse<string> = (text) => {
   const trimmed = text.replace(/^\/+|\/+$/g, '');
   if (trimmed === '') return '';
-  if (!/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/.test(trimmed) || trimmed.split('/').some((s) => s === '.' || s === '..')) {
+  if (
+    !/^[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/.test(trimmed) ||
+    trimmed.split('/').some((s) => s === '.' || s === '..')
+  ) {
     throw new SettingInvalid(`--base-uri must be a plain path such as /flood (got ${JSON.stringify(text)})`);
   }
   return `/${trimmed}`;
@@ -216,7 +221,9 @@ export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 type Parsed = { readonly [K in keyof typeof TABLE]: ReturnType<(typeof TABLE)[K]['parse']> };
 
 /** Each setting's parsed value, with the three throttle settings as one ThrottleSettings. */
-export type Config = Readonly<Omit<Parsed, keyof ThrottleSettings> & { tokenTtlSeconds: number; throttle: ThrottleSettings }>;
+export type Config = Readonly<
+  Omit<Parsed, keyof ThrottleSettings> & { tokenTtlSeconds: number; throttle: ThrottleSettings }
+>;
 
 /** Builds the frozen configuration from raw values (flag value, else env value, else fallback). Throws SettingInvalid. */
 export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Config {
@@ -235,5 +242,12 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
 
 /** The configuration as an operator may see it: the secret redacted. */
 export function printableConfig(config: Config): Record<string, unknown> {
-  return { ...config, secret: config.secret !== undefined ? '(set, redacted)' : config.secretFile !== undefined ? `(read from ${config.secretFile})` : '(secret file in the data directory)' };
+  return {
+    ...config,
+    secret: config.secret !== undefined
+      ? '(set, redacted)'
+      : config.secretFile !== undefined
+        ? `(read from ${config.secretFile})`
+        : '(secret file in the data directory)',
+  };
 }

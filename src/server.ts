@@ -63,7 +63,9 @@ export type RunningServer = Awaited<ReturnType<typeof startServer>>;
 export async function startServer(config: Config, options: ServerOptions) {
   const { logger } = options;
   const now = options.now ?? Date.now;
-  const offlineInstruction = options.offlineInstruction ?? ((args: readonly string[]): string => `stop the service, then run: gatehouse ${args.join(' ')} --data-dir ${config.dataDir}`);
+  const offlineInstruction = options.offlineInstruction ??
+    ((args: readonly string[]): string =>
+      `stop the service, then run: gatehouse ${args.join(' ')} --data-dir ${config.dataDir}`);
   const proxyTrust = createProxyTrust(config.trustProxy);
   if (config.authMethod === 'none' && !isLoopbackHost(config.host) && config.trustProxy.length === 0) {
     throw new Error(`--auth none lets anyone who reaches the port act as administrator; it is refused on ${config.host} unless --trust-proxy names the proxy that authenticates.`);
@@ -73,7 +75,9 @@ export async function startServer(config: Config, options: ServerOptions) {
   if (config.secret !== undefined) secret = secretFromEnvironment(config.secret);
   else if (config.secretFile !== undefined) secret = await readSecretFile(config.secretFile, warn);
 
-  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, { purpose: 'serve', signal: options.signal, onWait: warn });
+  const { lock, tightened, removedTempFiles } = await openDataDir(config.dataDir, {
+    purpose: 'serve', signal: options.signal, onWait: warn,
+  });
   const fs = guardWrites(options.fileSystem ?? realFileSystem, lock, config.dataDir);
   if (tightened) logger.warn('tightened the data directory permissions to 0700', { dataDir: config.dataDir });
   if (removedTempFiles > 0) logger.warn('removed temp files left by an interrupted write', { count: removedTempFiles });
@@ -81,7 +85,9 @@ export async function startServer(config: Config, options: ServerOptions) {
     const tokenSecret = secret ?? (await loadOrCreateSecretFile(fs, config.dataDir));
     const codec = createTokenCodec(tokenSecret);
     const store = await openUserStore(config.dataDir, fs);
-    const revocations = config.revokeOnLogout ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens) : undefined;
+    const revocations = config.revokeOnLogout
+      ? await openRevocationList(fs, config.dataDir, config.maxRevokedTokens)
+      : undefined;
     const hasher = createPasswordHasher({
       cost: config.scryptCost,
       maxConcurrent: config.hashConcurrency,
@@ -102,18 +108,38 @@ export async function startServer(config: Config, options: ServerOptions) {
       isUnreadableSeedLogged = true;
       logger.error('a TOTP seed in the users file cannot be opened with the seal key, so that account cannot sign in with a code; restore the seal key it was made with (or the account can use a recovery code, or an administrator can reset its TOTP)');
     });
-    const session = createSessionAuthenticator({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000), requireTwoFactorForAdministrators: config.requireMfaForAdmins });
+    const session = createSessionAuthenticator({
+      codec,
+      store,
+      revocations,
+      nowSeconds: () => Math.floor(now() / 1000),
+      requireTwoFactorForAdministrators: config.requireMfaForAdmins,
+    });
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const throttle = createLoginThrottle(config.throttle);
     const cookies = createSessionCookies({ config, codec, proxyTrust, now });
     // What the route groups are built from; each takes the part it needs.
-    const deps = { config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now };
+    const deps = {
+      config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now,
+    };
     const app = createApp({
       apiRoutes: [
         ...authRoutes({ ...deps, offlineInstruction }),
         ...accountRoutes(deps),
-        ...forwardRoutes({ session, machineTokens, allowedRedirectHosts: config.allowedRedirectHosts, isStopping: () => isStopping, logger, now, forbiddenPage: buildForbiddenPage(sha256Base64), requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins }),
-        ...pageRoutes('/login', buildLoginPage({ allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64 })),
+        ...forwardRoutes({
+          session,
+          machineTokens,
+          allowedRedirectHosts: config.allowedRedirectHosts,
+          isStopping: () => isStopping,
+          logger,
+          now,
+          forbiddenPage: buildForbiddenPage(sha256Base64),
+          requireMfa: config.requireMfa,
+          requireMfaForAdmins: config.requireMfaForAdmins,
+        }),
+        ...pageRoutes('/login', buildLoginPage({
+          allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64,
+        })),
         ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64)),
         ...probeRoutes(),
         // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
@@ -150,7 +176,9 @@ export async function startServer(config: Config, options: ServerOptions) {
     } catch (error) {
       // The error's text alone does not say what to change.
       const advice = LISTEN_ADVICE[(error as NodeJS.ErrnoException).code ?? ''];
-      if (advice !== undefined) (error as Error).message = `${config.host} port ${config.port} ${advice} with --port or GATEHOUSE_PORT`;
+      if (advice !== undefined) {
+        (error as Error).message = `${config.host} port ${config.port} ${advice} with --port or GATEHOUSE_PORT`;
+      }
       throw error;
     }
     const { port } = server.address() as AddressInfo;
@@ -177,7 +205,10 @@ export async function startServer(config: Config, options: ServerOptions) {
         // goes. Bounded, so that timeout plus this stays inside a container's 10 s stop.
         const finalWrites = Promise.all([store.close(), revocations?.close(), hasher.close()]).then(() => true);
         let timer: NodeJS.Timeout | undefined;
-        const isClean = await Promise.race([finalWrites, new Promise<boolean>((resolve) => (timer = setTimeout(resolve, FINAL_WRITES_MS, false)))]);
+        const isClean = await Promise.race([
+          finalWrites,
+          new Promise<boolean>((resolve) => (timer = setTimeout(resolve, FINAL_WRITES_MS, false))),
+        ]);
         clearTimeout(timer);
         if (isClean) {
           await lock.release();

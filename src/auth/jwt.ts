@@ -13,7 +13,9 @@ export interface SessionClaims {
   readonly amr?: Amr;
 }
 
-export type TokenInspection = { readonly ok: true; readonly claims: SessionClaims } | { readonly ok: false; readonly reason: string };
+export type TokenInspection =
+  | { readonly ok: true; readonly claims: SessionClaims }
+  | { readonly ok: false; readonly reason: string };
 
 export type TokenCodec = ReturnType<typeof createTokenCodec>;
 
@@ -122,7 +124,9 @@ function checkClaims(payload: Readonly<Record<string, unknown>>, nowSeconds: num
   const sid = payload['sid'];
   if (sid === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp }) });
   if (typeof sid !== 'string') return refuse('sid');
-  if (payload['amr'] === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid }) });
+  if (payload['amr'] === undefined) {
+    return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid }) });
+  }
   const amr = readAmr(payload['amr']);
   if (amr === undefined) return refuse('amr');
   return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid, amr }) });

@@ -32,7 +32,9 @@ export function createLoginThrottle(settings: ThrottleSettings) {
   };
 
   const waitSeconds = (entry: Window | undefined, max: number, nowMs: number): number =>
-    entry === undefined || entry.failures < max ? 0 : Math.max(1, Math.ceil((entry.startedMs + windowMs - nowMs) / 1000));
+    entry === undefined || entry.failures < max
+      ? 0
+      : Math.max(1, Math.ceil((entry.startedMs + windowMs - nowMs) / 1000));
 
   const count = (map: Map<string, Window>, key: string, nowMs: number): void => {
     const entry = live(map, key, nowMs);

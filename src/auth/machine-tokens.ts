@@ -40,7 +40,9 @@ export function createMachineTokenVerifier(deps: { store: UserStore; logger: Log
   const lookup = (token: string): IndexEntry | undefined => {
     if (indexVersion !== store.version) {
       index = new Map();
-      for (const user of store.list()) for (const stored of user.tokens ?? []) index.set(stored.digest, { user, token: stored });
+      for (const user of store.list()) {
+        for (const stored of user.tokens ?? []) index.set(stored.digest, { user, token: stored });
+      }
       indexVersion = store.version;
     }
     return index.get(machineTokenDigest(token));
@@ -55,18 +57,29 @@ export function createMachineTokenVerifier(deps: { store: UserStore; logger: Log
       .change((view) => touchMachineToken(view, user.username, token.id, now))
       .catch((error: unknown) => {
         // Only a convenience for the owner: a failed write (or a stopping service) is not the caller's problem.
-        logger.warn('could not record when a machine token was last used', { tokenId: token.id, error: error instanceof Error ? error.message : String(error) });
+        logger.warn('could not record when a machine token was last used', {
+          tokenId: token.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
       })
       .finally(() => touching.delete(token.id));
   };
 
-  const open = (token: string, basicUsername: string | undefined): MachineTokenCaller | { readonly refused: string } => {
-    if (token.length !== MACHINE_TOKEN_LENGTH || !MACHINE_TOKEN_FORMAT.test(token)) return { refused: 'malformed machine token' };
+  const open = (
+    token: string, basicUsername: string | undefined,
+  ): MachineTokenCaller | { readonly refused: string } => {
+    if (token.length !== MACHINE_TOKEN_LENGTH || !MACHINE_TOKEN_FORMAT.test(token)) {
+      return { refused: 'malformed machine token' };
+    }
     const entry = lookup(token);
     if (entry === undefined) return { refused: 'unknown machine token' };
     const now = deps.nowSeconds();
-    if (entry.token.expiresAt !== undefined && entry.token.expiresAt <= now) return { refused: 'expired machine token' };
-    if (basicUsername !== undefined && basicUsername !== entry.user.username) return { refused: 'machine token of another account' };
+    if (entry.token.expiresAt !== undefined && entry.token.expiresAt <= now) {
+      return { refused: 'expired machine token' };
+    }
+    if (basicUsername !== undefined && basicUsername !== entry.user.username) {
+      return { refused: 'machine token of another account' };
+    }
     noteUse(entry, now);
     return { user: entry.user, tokenId: entry.token.id };
   };

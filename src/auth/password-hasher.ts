@@ -7,7 +7,9 @@ import { createWorkLimiter, type FairnessLimits, type WorkKey } from './work-lim
 export type PasswordHasher = ReturnType<typeof createPasswordHasher>;
 
 /** Hashes on `maxConcurrent` low-priority worker threads; at most `maxQueued` more wait (then ServerBusy). */
-export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent: number; maxQueued: number; fairness?: FairnessLimits }) {
+export function createPasswordHasher(
+  options: { cost: ScryptCost; maxConcurrent: number; maxQueued: number; fairness?: FairnessLimits },
+) {
   const limiter = createWorkLimiter(options.maxConcurrent, options.maxQueued, options.fairness);
   const pool = createScryptPool(options.maxConcurrent);
   let runs = 0;
@@ -42,7 +44,9 @@ export function createPasswordHasher(options: { cost: ScryptCost; maxConcurrent:
      * not reveal which usernames exist. Throws ServerBusy when the queue is full and
      * ClientAborted when `isAbandoned` says the client left while queued.
      */
-    async verify(password: string, stored: string | undefined, key: WorkKey, isAbandoned?: () => boolean): Promise<boolean> {
+    async verify(
+      password: string, stored: string | undefined, key: WorkKey, isAbandoned?: () => boolean,
+    ): Promise<boolean> {
       const target = stored ?? (await dummy());
       const matches = await limiter.run(key, () => {
         // A queued login whose client has gone is not worth a hash.

@@ -19,7 +19,9 @@ export function scryptMemoryBytes(cost: ScryptCost): number {
 /** A frozen copy of `cost`; throws TypeError for settings out of scrypt's (or our) bounds. */
 export function checkScryptCost(cost: ScryptCost): ScryptCost {
   const { N, r, p } = cost;
-  if (!Number.isInteger(N) || N < 2 || (N & (N - 1)) !== 0 || N > 2 ** 22) throw new TypeError('scrypt N must be a power of two between 2 and 2^22');
+  if (!Number.isInteger(N) || N < 2 || (N & (N - 1)) !== 0 || N > 2 ** 22) {
+    throw new TypeError('scrypt N must be a power of two between 2 and 2^22');
+  }
   if (!Number.isInteger(r) || r < 1 || r > 32) throw new TypeError('scrypt r must be an integer between 1 and 32');
   if (!Number.isInteger(p) || p < 1 || p > 16) throw new TypeError('scrypt p must be an integer between 1 and 16');
   return Object.freeze({ N, r, p });

@@ -80,7 +80,9 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     }
     for (const item of document.cutoffs) {
       const [username, before, until] = Array.isArray(item) ? item : [];
-      if (typeof username === 'string' && typeof before === 'number' && typeof until === 'number') cutoffs.set(username, { before, until });
+      if (typeof username === 'string' && typeof before === 'number' && typeof until === 'number') {
+        cutoffs.set(username, { before, until });
+      }
     }
   }
 
@@ -132,7 +134,9 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
     // Format 2 adds each entry's iat (format 1 files are still read); a reader of format 1 reads it too.
     const document = {
       format: 2,
-      entries: [...nextEntries].map(([digest, entry]) => [digest, entry.username, entry.exp, ...(entry.iat === undefined ? [] : [entry.iat])]),
+      entries: [...nextEntries].map(([digest, entry]) => [
+        digest, entry.username, entry.exp, ...(entry.iat === undefined ? [] : [entry.iat]),
+      ]),
       cutoffs: [...nextCutoffs].map(([username, cutoff]) => [username, cutoff.before, cutoff.until]),
     };
     try {
@@ -175,7 +179,9 @@ export async function openRevocationList(fs: StoreFileSystem, dataDir: string, m
       if (writing?.entries.has(digest) === true) return writing.done;
       const isNew = next === undefined;
       const batch = (next ??= { entries: new Map(), nowSeconds: 0, done: tail });
-      if (!batch.entries.has(digest)) batch.entries.set(digest, { username: claims.username, exp: claims.exp, iat: claims.iat });
+      if (!batch.entries.has(digest)) {
+        batch.entries.set(digest, { username: claims.username, exp: claims.exp, iat: claims.iat });
+      }
       batch.nowSeconds = Math.max(batch.nowSeconds, nowSeconds);
       if (isNew) {
         // Written now, or after the write under way whatever its outcome.

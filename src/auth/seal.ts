@@ -39,7 +39,9 @@ export function createSealer(key: Buffer) {
       if (!SEALED_FORMAT.test(sealed)) return undefined;
       const bytes = Buffer.from(sealed.slice(PREFIX.length), 'base64url');
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+        const decipher = createDecipheriv(
+          'aes-256-gcm', key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES },
+        );
         decipher.setAAD(PURPOSE);
         decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
         return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
@@ -61,7 +63,9 @@ export function loadOrCreateSealKey(fs: StoreFileSystem, dataDir: string): Promi
  * the whole directory holds no usable seed either), after readKeyFile's owner and mode checks.
  * Throws SealKeyInvalid.
  */
-export async function readSealKeyFile(path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.()): Promise<Buffer> {
+export async function readSealKeyFile(
+  path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.(),
+): Promise<Buffer> {
   const bytes = await readKeyFile(path, {
     label: `--seal-key-file ${path}`,
     maxBytes: 4096,

@@ -22,7 +22,9 @@ export function secretFromEnvironment(value: string): Buffer {
  * The secret from GATEHOUSE_SECRET_FILE: the file's text without its trailing newline, held to
  * GATEHOUSE_SECRET's rule, after readKeyFile's owner and mode checks. Throws SecretInvalid.
  */
-export async function readSecretFile(path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.()): Promise<Buffer> {
+export async function readSecretFile(
+  path: string, warn: (message: string) => void, uid: number | undefined = process.getuid?.(),
+): Promise<Buffer> {
   const bytes = await readKeyFile(path, {
     label: `GATEHOUSE_SECRET_FILE ${path}`,
     // Far above any secret; a path naming some large file by mistake is refused, not read whole.
@@ -51,7 +53,9 @@ export function decodeKeyText(text: string): Buffer | undefined {
  * A key file of the data directory (`secret`, `seal.key`): its key as `check` accepts it (or
  * throws), or, when absent, a new one of 32 random bytes (base64url, mode 0600).
  */
-export async function loadOrCreateKey(fs: StoreFileSystem, path: string, check: (key?: Buffer) => Buffer): Promise<Buffer> {
+export async function loadOrCreateKey(
+  fs: StoreFileSystem, path: string, check: (key?: Buffer) => Buffer,
+): Promise<Buffer> {
   try {
     return check(decodeKeyText((await fs.readFile(path)).toString('utf8')));
   } catch (error) {

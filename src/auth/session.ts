@@ -39,14 +39,20 @@ export type SessionAuthenticator = ReturnType<typeof createSessionAuthenticator>
  * throws AuthRequired. Run again inside a store change (`find` = the change's view), so that a
  * change made since the request was authenticated counts.
  */
-export function accountStillSignedIn(find: (username: string) => StoredUser | undefined, caller: Caller, revocations: RevocationList | undefined): StoredUser {
+export function accountStillSignedIn(
+  find: (username: string) => StoredUser | undefined, caller: Caller, revocations: RevocationList | undefined,
+): StoredUser {
   const user = find(caller.user.username);
-  if (user === undefined || sessionProblem(user, caller.token, caller.claims, revocations) !== undefined) throw new AuthRequired();
+  if (user === undefined || sessionProblem(user, caller.token, caller.claims, revocations) !== undefined) {
+    throw new AuthRequired();
+  }
   return user;
 }
 
 /** Why a verified token no longer opens a session for `user`, or undefined when it does. */
-function sessionProblem(user: StoredUser, token: string, claims: SessionClaims, revocations: RevocationList | undefined): string | undefined {
+function sessionProblem(
+  user: StoredUser, token: string, claims: SessionClaims, revocations: RevocationList | undefined,
+): string | undefined {
   if (claims.sid !== undefined) {
     // Tokens we issue name the session key; any credential change replaced it.
     if (claims.sid !== user.sessionKey) return 'issued before a credential change';
@@ -84,7 +90,14 @@ export function createSessionAuthenticator(deps: {
   /** The caller behind the request's token, or the reason there is none. Never throws. */
   const check = (credentials: Credentials): Checked => {
     const result = checkAnyFactor(credentials);
-    if (!isAdministratorRuleOn || 'refused' in result || !isAdministrator(result.user.level) || isTwoFactor(result.claims.amr)) return result;
+    if (
+      !isAdministratorRuleOn ||
+      'refused' in result ||
+      !isAdministrator(result.user.level) ||
+      isTwoFactor(result.claims.amr)
+    ) {
+      return result;
+    }
     return { refused: 'administrator without a second factor' };
   };
 

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { encodeBase32 } from './base32.js';
 import type { Sealer } from './seal.js';
-import { findRecoveryDigest, matchTotpStep, newRecoveryCodes, otpauthUri, recoveryDigest, isTotpCodeShape } from './totp.js';
+import {
+  findRecoveryDigest, matchTotpStep, newRecoveryCodes, otpauthUri, recoveryDigest, isTotpCodeShape,
+} from './totp.js';
 import { TotpNotPending, WrongCode } from '../errors.js';
 import type { StoredTotp, StoredUser } from '../store/users.js';
 
@@ -75,7 +77,9 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
      * show once. Throws TotpNotPending (none, expired, dropped after 5 wrong codes, or the account's
      * credentials changed since) or WrongCode.
      */
-    confirm(user: StoredUser, code: string, nowMs: number): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] } {
+    confirm(
+      user: StoredUser, code: string, nowMs: number,
+    ): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] } {
       const entry = pending.get(user.username);
       if (entry === undefined || entry.expiresAtMs <= nowMs || entry.sessionKey !== user.sessionKey) {
         forget(user.username);
@@ -88,7 +92,10 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
         throw new WrongCode();
       }
       const { codes, digests } = newRecoveryCodes();
-      return { totp: { sealedSeed: sealer.seal(entry.seed), lastUsedStep: step, recoveryDigests: digests }, recoveryCodes: codes };
+      return {
+        totp: { sealedSeed: sealer.seal(entry.seed), lastUsedStep: step, recoveryDigests: digests },
+        recoveryCodes: codes,
+      };
     },
     forget,
   };

@@ -15,7 +15,9 @@ const RECOVERY_FORMAT = /^[a-z2-7]{16}$/;
 
 /** RFC 4226 section 5.3: HOTP of `counter` with dynamic truncation, as `digits` decimal digits. */
 export function hotp(seed: Uint8Array, counter: number, digits: number = TOTP_DIGITS): string {
-  if (!Number.isSafeInteger(counter) || counter < 0) throw new TypeError('the HOTP counter must be a non-negative safe integer');
+  if (!Number.isSafeInteger(counter) || counter < 0) {
+    throw new TypeError('the HOTP counter must be a non-negative safe integer');
+  }
   if (!Number.isInteger(digits) || digits < 6 || digits > 9) throw new TypeError('HOTP codes have 6 to 9 digits');
   const message = Buffer.alloc(8);
   message.writeBigUInt64BE(BigInt(counter));
@@ -63,7 +65,9 @@ export function matchTotpStep(seed: Uint8Array, code: string, nowMs: number, las
  * label is only a name shown in the app, cut to 64 characters so the QR code stays small.
  */
 export function otpauthUri(issuer: string, account: string, seed: Uint8Array): string {
-  const label = [...account].length > MAX_LABEL_CHARACTERS ? `${[...account].slice(0, MAX_LABEL_CHARACTERS - 1).join('')}…` : account;
+  const label = [...account].length > MAX_LABEL_CHARACTERS
+    ? `${[...account].slice(0, MAX_LABEL_CHARACTERS - 1).join('')}…`
+    : account;
   const issuerPart = encodeURIComponent(issuer);
   return (
     `otpauth://totp/${issuerPart}:${encodeURIComponent(label)}` +

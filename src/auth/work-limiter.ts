@@ -42,10 +42,14 @@ type Ring = Map<string, ClientQueue>;
  * network ever loses its last waiting task.
  */
 export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fairness = DEFAULT_FAIRNESS) {
-  if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new TypeError('maxConcurrent must be a positive integer');
+  if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) {
+    throw new TypeError('maxConcurrent must be a positive integer');
+  }
   if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new TypeError('maxQueued must be a non-negative integer');
   for (const [name, value] of Object.entries(fairness)) {
-    if (!(Number.isInteger(value) || value === Infinity) || value < 1) throw new TypeError(`${name} must be a positive integer`);
+    if (!(Number.isInteger(value) || value === Infinity) || value < 1) {
+      throw new TypeError(`${name} must be a positive integer`);
+    }
   }
   let active = 0;
   let queued = 0;
@@ -116,10 +120,22 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
     let victim: [string, ClientQueue, Ring] | undefined;
     for (const ring of [recentRing, freshRing]) {
       for (const [ringKey, queue] of ring) {
-        if (isNetworkTurn ? queue.network !== busiestNetwork : (queuedByNetwork.get(queue.network) ?? 0) <= ownNetworkLength) continue;
+        if (
+          isNetworkTurn
+            ? queue.network !== busiestNetwork
+            : (queuedByNetwork.get(queue.network) ?? 0) <= ownNetworkLength
+        ) {
+          continue;
+        }
         const best = victim?.[1].waiting;
         const length = queue.waiting.length;
-        if (best === undefined || length > best.length || (length === best.length && (queue.waiting[length - 1]?.seq ?? 0) > (best[best.length - 1]?.seq ?? 0))) victim = [ringKey, queue, ring];
+        if (
+          best === undefined ||
+          length > best.length ||
+          (length === best.length && (queue.waiting[length - 1]?.seq ?? 0) > (best[best.length - 1]?.seq ?? 0))
+        ) {
+          victim = [ringKey, queue, ring];
+        }
       }
     }
     if (victim === undefined || (!isNetworkTurn && victim[1].waiting.length <= ownLength + 1)) return false;
@@ -136,7 +152,9 @@ export function createWorkLimiter(maxConcurrent: number, maxQueued: number, fair
       if (ownLength >= fairness.maxQueuedPerClient) throw new ServerBusy();
       if (ownNetworkLength >= fairness.maxQueuedPerNetwork) throw new ServerBusy();
     }
-    if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength, ownNetworkLength))) throw new ServerBusy();
+    if (queued >= maxQueued && (maxQueued === 0 || !evictForFairness(ownLength, ownNetworkLength))) {
+      throw new ServerBusy();
+    }
     return new Promise<void>((start, refuse) => {
       // A fresh turn is for a network's one waiting task: a second task from it makes it busy.
       if (fresh !== undefined) {

@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
-import { buildConfig, isSwitch, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec } from '../config.js';
+import {
+  buildConfig, isSwitch, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec,
+} from '../config.js';
 import { createLogger } from '../log/logger.js';
 import { secretFromEnvironment } from '../auth/secret.js';
 import { startServer, type RunningServer } from '../server.js';
@@ -19,26 +21,36 @@ export type FlagTypes = Record<string, 'string' | 'boolean'>;
 export type ParsedFlags = { values: ParsedValues; positionals: string[] };
 
 /** Parses `args` strictly: unknown flags and stray arguments are usage errors. */
-export function parseFlags(args: readonly string[], settings: readonly SettingSpec[], extra: FlagTypes, positionals: number): ParsedFlags {
+export function parseFlags(
+  args: readonly string[], settings: readonly SettingSpec[], extra: FlagTypes, positionals: number,
+): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
-  for (const spec of settings) if (spec.flag !== '') options[spec.flag] = { type: isSwitch(spec) ? 'boolean' : 'string' };
+  for (const spec of settings) {
+    if (spec.flag !== '') options[spec.flag] = { type: isSwitch(spec) ? 'boolean' : 'string' };
+  }
   for (const [name, type] of Object.entries(extra)) options[name] = { type };
   try {
     const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
     if (parsed.values['help'] !== true && parsed.positionals.length !== positionals) {
-      throw new UsageError(positionals === 0 ? `unexpected argument ${JSON.stringify(parsed.positionals[0])}` : `expected ${positionals} argument(s), got ${parsed.positionals.length}`);
+      throw new UsageError(positionals === 0
+        ? `unexpected argument ${JSON.stringify(parsed.positionals[0])}`
+        : `expected ${positionals} argument(s), got ${parsed.positionals.length}`);
     }
     return { values: parsed.values as ParsedValues, positionals: parsed.positionals };
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const message = error instanceof Error ? error.message.replace(/\. To specify.*$/s, '') : String(error);
     // The secret never goes on a command line (ps would show it): say where it goes instead.
-    throw new UsageError(message.includes("'--secret'") ? `${message}: the signing secret is read from GATEHOUSE_SECRET only` : message);
+    throw new UsageError(message.includes("'--secret'")
+      ? `${message}: the signing secret is read from GATEHOUSE_SECRET only`
+      : message);
   }
 }
 
 /** A flag's whole number from 1 to `max`, `fallback` when it is not given; else a UsageError saying `rule`. */
-export function wholeNumberFlag(value: string | boolean | undefined, fallback: number, max: number, rule: string): number {
+export function wholeNumberFlag(
+  value: string | boolean | undefined, fallback: number, max: number, rule: string,
+): number {
   const text = typeof value === 'string' ? value : String(fallback);
   const number = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!(number >= 1 && number <= max)) throw new UsageError(`${rule} (got ${JSON.stringify(text)})`);
@@ -91,7 +103,9 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     io.stdout.write(`${JSON.stringify(printableConfig(config), null, 2)}\n`);
     return EXIT_OK;
   }
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, stdout: io.stdout, stderr: io.stderr });
+  const logger = createLogger({
+    level: config.logLevel, format: config.logFormat, stdout: io.stdout, stderr: io.stderr,
+  });
   // Signal handlers go in before anything is announced: a supervisor may send SIGTERM the
   // moment it sees the listening line, and that must still be a clean stop.
   // A stop during start-up (the lock wait can take 10 s, Docker kills 10 s after SIGTERM) aborts it.
@@ -110,16 +124,25 @@ export async function serveCommand(args: readonly string[], io: CliIo): Promise<
     let running: RunningServer;
     try {
       const facts = processFacts();
-      running = await startServer(config, { logger, signal: startUp.signal, offlineInstruction: (offlineArgs) => offlineInstruction(facts, config.dataDir, offlineArgs) });
+      running = await startServer(config, {
+        logger,
+        signal: startUp.signal,
+        offlineInstruction: (offlineArgs) => offlineInstruction(facts, config.dataDir, offlineArgs),
+      });
     } catch (error) {
       if (!startUp.signal.aborted) throw error;
       logger.info('stopped while waiting for the data directory lock; nothing was started', { signal: await stopRequested });
       logger.flush();
       return EXIT_OK;
     }
-    logger.announce(`listening on ${running.url}`, { url: running.url, dataDir: config.dataDir, authMethod: config.authMethod });
+    logger.announce(`listening on ${running.url}`, {
+      url: running.url, dataDir: config.dataDir, authMethod: config.authMethod,
+    });
     logger.flush();
-    const reason = await Promise.race([stopRequested.then((signal) => ({ signal })), running.lockLost.then((lost) => ({ lost }))]);
+    const reason = await Promise.race([
+      stopRequested.then((signal) => ({ signal })),
+      running.lockLost.then((lost) => ({ lost })),
+    ]);
     if ('lost' in reason) logger.error(`stopping: ${reason.lost.message}`, undefined, { exitCode: EXIT_FAILURE });
     else logger.info('stopping', { signal: reason.signal });
     const isClean = await running.close();

@@ -30,7 +30,13 @@ export function parseSetCookie(line: string): SetCookie | undefined {
 /** http://localhost and loopback addresses are secure contexts: browsers keep Secure cookies there. */
 function isTrustworthy(url: URL): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  return url.protocol === 'https:' || host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+  return (
+    url.protocol === 'https:' ||
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    /^127\./.test(host)
+  );
 }
 
 /** RFC 6265 section 5.1.3. */

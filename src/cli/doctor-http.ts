@@ -27,7 +27,9 @@ export class ExchangeFailed extends Error {}
  * its answer is read up to `maxBodyBytes` and the connection then cut; node's header limit (16 KiB) bounds the head.
  */
 export function exchange(url: URL, options: ExchangeOptions): Promise<Exchange> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new ExchangeFailed(`${url.protocol} is not http or https`));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return Promise.reject(new ExchangeFailed(`${url.protocol} is not http or https`));
+  }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const headers: Record<string, string> = { 'user-agent': 'gatehouse-doctor', ...options.headers };
   if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
@@ -42,12 +44,19 @@ export function exchange(url: URL, options: ExchangeOptions): Promise<Exchange> 
       else if (value !== undefined) resolve(value);
     };
     const target = options.connectTo !== undefined && options.connectTo.origin === url.origin
-      ? { host: options.connectTo.host, port: options.connectTo.port, path: `${url.pathname}${url.search}`, servername: url.hostname, headers: { host: url.host, ...headers } }
+      ? {
+        host: options.connectTo.host,
+        port: options.connectTo.port,
+        path: `${url.pathname}${url.search}`,
+        servername: url.hostname,
+        headers: { host: url.host, ...headers },
+      }
       : { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: `${url.pathname}${url.search}`, headers };
     const req = send({ ...target, protocol: url.protocol, method: options.method ?? 'GET', agent: false }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
-      const finish = (json: unknown): void => settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, json });
+      const finish = (json: unknown): void =>
+        settle(undefined, { status: res.statusCode ?? 0, headers: res.headers, json });
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
@@ -56,7 +65,10 @@ export function exchange(url: URL, options: ExchangeOptions): Promise<Exchange> 
       res.once('end', () => finish(jsonOf(Buffer.concat(chunks))));
       res.once('error', (error) => settle(new ExchangeFailed(`the answer broke off (${describe(error)})`)));
     });
-    const timer = setTimeout(() => settle(new ExchangeFailed(`no whole answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => settle(new ExchangeFailed(`no whole answer within ${options.timeoutMs / 1000} s`)),
+      options.timeoutMs,
+    );
     req.once('error', (error) => settle(new ExchangeFailed(describe(error))));
     req.end(options.body);
   });

@@ -62,7 +62,9 @@ interface Credentials {
 }
 
 export async function doctorCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(args, [], { 'probe-path': 'string', timeout: 'string', connect: 'string' }, 1);
+  const { values, positionals } = parseFlags(
+    args, [], { 'probe-path': 'string', timeout: 'string', connect: 'string' }, 1,
+  );
   if (values['help'] === true) {
     io.stdout.write(DOCTOR_HELP);
     return EXIT_OK;
@@ -81,7 +83,9 @@ export async function doctorCommand(args: readonly string[], io: CliIo): Promise
   };
   const ask: Ask = async (url, headers, extra = {}) => {
     try {
-      return await exchange(url, { headers, timeoutMs: timeoutSeconds * 1000, maxBodyBytes: MAX_BODY_BYTES, connectTo, ...extra });
+      return await exchange(url, {
+        headers, timeoutMs: timeoutSeconds * 1000, maxBodyBytes: MAX_BODY_BYTES, connectTo, ...extra,
+      });
     } catch (error) {
       if (error instanceof ExchangeFailed) return `${url.origin} could not be asked (${shown(error.message)})`;
       throw error;
@@ -100,7 +104,9 @@ function appUrlOf(text: string): URL {
     throw new UsageError(`${JSON.stringify(text)} is not an absolute URL (for example https://app.example.com/)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('the URL must be http or https');
-  if (url.username !== '' || url.password !== '') throw new UsageError('give credentials on standard input, not in the URL');
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('give credentials on standard input, not in the URL');
+  }
   url.hash = '';
   return url;
 }
@@ -108,7 +114,9 @@ function appUrlOf(text: string): URL {
 function connectTargetOf(text: string, app: URL): { origin: string; host: string; port: number } {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(text);
   const port = Number(match?.[3]);
-  if (match === null || !(port >= 1 && port <= 65535)) throw new UsageError(`--connect must be HOST:PORT (got ${JSON.stringify(text)})`);
+  if (match === null || !(port >= 1 && port <= 65535)) {
+    throw new UsageError(`--connect must be HOST:PORT (got ${JSON.stringify(text)})`);
+  }
   return { origin: app.origin, host: match[1] ?? match[2] ?? '', port };
 }
 
@@ -119,7 +127,9 @@ async function readCredentials(stdin: CliIo['stdin']): Promise<Credentials | und
   const text = await readAllText(stdin, MAX_CREDENTIAL_BYTES, tooLarge);
   if (text === '') return undefined;
   const [username = '', password = ''] = text.split('\n').map((line) => line.replace(/\r$/, ''));
-  if (username === '' || password === '') throw new UsageError('standard input must hold a username line and a password line');
+  if (username === '' || password === '') {
+    throw new UsageError('standard input must hold a username line and a password line');
+  }
   return { username, password };
 }
 
@@ -138,18 +148,25 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
 /** Gatehouse's refusal body: `{code, message}`. */
 function refusalCode(answer: Exchange): string | undefined {
   const body = answer.json;
-  return isJsonObject(body) && typeof body['code'] === 'string' && typeof body['message'] === 'string' ? body['code'] : undefined;
+  return isJsonObject(body) && typeof body['code'] === 'string' && typeof body['message'] === 'string'
+    ? body['code']
+    : undefined;
 }
 
-const isRedirect = (status: number): boolean => status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+const isRedirect = (status: number): boolean =>
+  status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
 type Report = (name: string, outcome: Outcome) => void;
 /** One request through the proxy; a string says why it could not be made. */
-type Ask = (url: URL, headers: Record<string, string>, extra?: { method?: string; body?: string }) => Promise<Exchange | string>;
+type Ask = (
+  url: URL, headers: Record<string, string>, extra?: { method?: string; body?: string },
+) => Promise<Exchange | string>;
 
 /** The checks in the order of the help, each skipped (and counted) when what it needs is missing. */
-async function runChecks(app: URL, probeUrl: URL, credentials: Credentials | undefined, ask: Ask, report: Report): Promise<void> {
+async function runChecks(
+  app: URL, probeUrl: URL, credentials: Credentials | undefined, ask: Ask, report: Report,
+): Promise<void> {
   const api = await ask(app, { accept: API_ACCEPT });
   if (typeof api === 'string') {
     report('gate', fail(`${api}. Fix: check the URL, and that the proxy is running and reachable from here`));
@@ -169,7 +186,9 @@ async function runChecks(app: URL, probeUrl: URL, credentials: Credentials | und
   // Without a page found, the sign-in API is looked for where the default routes put it.
   const loginPage = signIn.loginPage ?? new URL('/login', app);
 
-  const signedIn = credentials === undefined ? undefined : await signInAt(new URL('api/auth/authenticate', loginPage), credentials, app, ask);
+  const signedIn = credentials === undefined
+    ? undefined
+    : await signInAt(new URL('api/auth/authenticate', loginPage), credentials, app, ask);
   const session = signedIn?.session;
   if (signedIn === undefined) {
     const why = "no credentials on standard input (printf '%s\\n%s\\n' NAME PASSWORD | gatehouse doctor URL)";
@@ -192,7 +211,9 @@ async function runChecks(app: URL, probeUrl: URL, credentials: Credentials | und
 
 function apiOutcome(api: Exchange, app: URL): Outcome {
   if (api.status === 401) {
-    return ok(refusalCode(api) === undefined ? '401 without a session (the body is the proxy\'s own, not Gatehouse\'s)' : '401 from Gatehouse without a session');
+    return ok(refusalCode(api) === undefined
+      ? '401 without a session (the body is the proxy\'s own, not Gatehouse\'s)'
+      : '401 from Gatehouse without a session');
   }
   if (isSuccess(api.status)) {
     return fail(`an API request without a session reached the app (${api.status}): ${shown(app.pathname)} is not behind the gate. Fix: put every route of the app behind forward auth (the snippet's lines for this app)`);
@@ -257,20 +278,30 @@ interface Session {
   readonly level: 'ADMINISTRATOR' | 'USER';
 }
 
-async function signInAt(url: URL, credentials: Credentials, app: URL, ask: Ask): Promise<{ outcome: Outcome; session?: Session }> {
-  const answer = await ask(url, { accept: API_ACCEPT, 'content-type': 'application/json' }, { method: 'POST', body: JSON.stringify(credentials) });
+async function signInAt(
+  url: URL, credentials: Credentials, app: URL, ask: Ask,
+): Promise<{ outcome: Outcome; session?: Session }> {
+  const answer = await ask(
+    url,
+    { accept: API_ACCEPT, 'content-type': 'application/json' },
+    { method: 'POST', body: JSON.stringify(credentials) },
+  );
   if (typeof answer === 'string') return { outcome: fail(`signing in: ${answer}`) };
   const code = refusalCode(answer);
   if (answer.status !== 200) {
     if (code === 'SECOND_FACTOR_REQUIRED') return { outcome: fail('the account asks for a second factor, which the doctor cannot give. Fix: run it with an account without one') };
-    if (answer.status === 401 && code !== undefined) return { outcome: fail(`the sign-in was refused (${shown(code)}). Fix: check the username and password lines on standard input`) };
+    if (answer.status === 401 && code !== undefined) {
+      return { outcome: fail(`the sign-in was refused (${shown(code)}). Fix: check the username and password lines on standard input`) };
+    }
     if (answer.status === 429) return { outcome: fail(`too many failed sign-ins; wait ${shown(String(answer.headers['retry-after'] ?? 'a while'))} seconds`) };
     return { outcome: fail(`POST ${placeOf(url)} answered ${answer.status}${code === undefined ? ', not Gatehouse' : ` ${shown(code)}`}. Fix: route ${shown(url.pathname.replace(/authenticate$/, ''))} to Gatehouse without forward auth`) };
   }
   const body = isJsonObject(answer.json) ? answer.json : {};
   const username = typeof body['username'] === 'string' ? body['username'] : credentials.username;
   const level = body['level'] === 10 || body['level'] === 'ADMINISTRATOR' ? 'ADMINISTRATOR' : 'USER';
-  const cookie = (answer.headers['set-cookie'] ?? []).map(parseSetCookie).find((set) => set?.name === 'jwt' && set.value !== '');
+  const cookie = (answer.headers['set-cookie'] ?? [])
+    .map(parseSetCookie)
+    .find((set) => set?.name === 'jwt' && set.value !== '');
   if (cookie === undefined) {
     return { outcome: fail('the sign-in succeeded but no jwt cookie came back through the proxy. Fix: pass Gatehouse\'s Set-Cookie on the api/auth/ path to the browser (do not hide Set-Cookie there)') };
   }
@@ -312,7 +343,12 @@ async function runSignedInChecks(app: URL, probeUrl: URL, session: Session, ask:
     : fail("the app receives the user's jwt cookie, a bearer token for the whole session. Fix: remove jwt from the Cookie header sent to the app (the snippet's cookie filter)");
   report('jwt cookie', jwtCookie);
   const reachedApp = (key: string): boolean => stringsAt(probe, key).some((value) => value.includes(marker));
-  report('forged URI', await checkForgedUri(app, session.token, { original: reachedApp('xOriginalUri'), forwarded: reachedApp('xForwardedUri') }, ask));
+  report('forged URI', await checkForgedUri(
+    app,
+    session.token,
+    { original: reachedApp('xOriginalUri'), forwarded: reachedApp('xForwardedUri') },
+    ask,
+  ));
 }
 
 function signedInOutcome(answer: Exchange | string, username: string): Outcome {
@@ -328,7 +364,9 @@ function signedInOutcome(answer: Exchange | string, username: string): Outcome {
 }
 
 /** What the app got through the probe path with forged headers (marked `marker`), or why the probe did not answer. */
-async function askProbe(probeUrl: URL, session: Session, marker: string, ask: Ask): Promise<Record<string, unknown> | string> {
+async function askProbe(
+  probeUrl: URL, session: Session, marker: string, ask: Ask,
+): Promise<Record<string, unknown> | string> {
   const place = shown(probeUrl.pathname);
   const anonymous = await ask(probeUrl, { accept: API_ACCEPT });
   if (typeof anonymous === 'string') return anonymous;
@@ -356,7 +394,10 @@ async function askProbe(probeUrl: URL, session: Session, marker: string, ask: As
 function forgedHeadersOutcome(probe: Record<string, unknown>, session: Session, marker: string): Outcome {
   const forgedNames: string[] = [];
   const problems: string[] = [];
-  const expected: Readonly<Record<string, string>> = { remoteUser: percentEncodeHeaderValue(session.username), remoteLevel: session.level };
+  const expected: Readonly<Record<string, string>> = {
+    remoteUser: percentEncodeHeaderValue(session.username),
+    remoteLevel: session.level,
+  };
   for (const [key, name] of FORGED_HEADERS) {
     const values = stringsAt(probe, key);
     if (values.some((value) => value.includes(marker))) forgedNames.push(name);
@@ -364,7 +405,9 @@ function forgedHeadersOutcome(probe: Record<string, unknown>, session: Session, 
     if (wanted === undefined) continue;
     const own = values.filter((value) => !value.includes(marker));
     if (own.length === 0) problems.push(`the app receives no ${name} from the gate`);
-    else if (own.length > 1 || own[0] !== wanted) problems.push(`the app receives ${name} ${shown(own.join(', '), 80)}, not ${shown(wanted, 64)}`);
+    else if (own.length > 1 || own[0] !== wanted) {
+      problems.push(`the app receives ${name} ${shown(own.join(', '), 80)}, not ${shown(wanted, 64)}`);
+    }
   }
   if (forgedNames.length > 0) {
     return fail(`${forgedNames.join(', ')} sent by the client reached the app (spelled with - or _), so anyone can claim to be anyone. Fix: remove them from the client's request before forward auth (Caddy: request_header -Remote-User, -Remote_User, ... first in the route; nginx: proxy_set_header Remote-User $gatehouse_user and the same for each header)`);
@@ -376,20 +419,28 @@ function forgedHeadersOutcome(probe: Record<string, unknown>, session: Session, 
 }
 
 /** `seenByApp`: whether the forged URI headers sent to the probe reached the app, when the probe answered. */
-async function checkForgedUri(app: URL, token: string, seenByApp: { original: boolean; forwarded: boolean } | undefined, ask: Ask): Promise<Outcome> {
+async function checkForgedUri(
+  app: URL, token: string, seenByApp: { original: boolean; forwarded: boolean } | undefined, ask: Ask,
+): Promise<Outcome> {
   const control = await ask(app, { accept: API_ACCEPT });
   if (typeof control === 'string') return fail(control);
   if (isSuccess(control.status)) return skip('not checked: the app answers without any session (see api)');
   const opened: string[] = [];
   for (const header of ['X-Original-URI', 'X-Forwarded-Uri']) {
-    const answer = await ask(app, { accept: API_ACCEPT, [header.toLowerCase()]: `/?token=${encodeURIComponent(token)}` });
+    const answer = await ask(app, {
+      accept: API_ACCEPT,
+      [header.toLowerCase()]: `/?token=${encodeURIComponent(token)}`,
+    });
     if (typeof answer === 'string') return fail(answer);
     if (isSuccess(answer.status)) opened.push(header);
   }
   if (opened.length > 0) {
     return fail(`a token in the client's own ${opened.join(' and ')} opened the gate without a cookie: the proxy passes it to the check. Fix: set the check's URI headers in the proxy (nginx: proxy_set_header X-Original-URI $request_uri; proxy_set_header X-Forwarded-Uri ""; Caddy: header_up -X-Original-URI in forward_auth)`);
   }
-  const reached = [seenByApp?.original === true ? 'X-Original-URI' : '', seenByApp?.forwarded === true ? 'X-Forwarded-Uri' : ''].filter((name) => name !== '');
+  const reached = [
+    seenByApp?.original === true ? 'X-Original-URI' : '',
+    seenByApp?.forwarded === true ? 'X-Forwarded-Uri' : '',
+  ].filter((name) => name !== '');
   if (reached.length > 0) {
     return fail(`the client's own ${reached.join(' and ')} reached the app as sent. Fix: set or remove them on the way to the app (nginx: proxy_set_header X-Original-URI ""; Caddy: request_header -X-Original-URI)`);
   }
@@ -409,7 +460,9 @@ async function checkLongUrl(app: URL, cookie: string | undefined, ask: Ask): Pro
       ? fail(`the proxy refused a ${length}-character URL from ${who} (${status}). Fix: nginx: large_client_header_buffers 4 16k`)
       : fail(`a ${length}-character URL from ${who} got ${status}: the sign-in redirect (it carries the URL) or the check's headers overflow a proxy buffer. Fix: nginx: proxy_buffer_size 32k, proxy_buffers 4 32k and proxy_busy_buffers_size 32k where the proxy asks Gatehouse for the redirect`);
   if (isSuccess(anonymous.status)) return skip('not checked: the app answers without any session (see api)');
-  if (!isRedirect(anonymous.status) && anonymous.status !== 401) return refused(anonymous.status, 'a browser without a session');
+  if (!isRedirect(anonymous.status) && anonymous.status !== 401) {
+    return refused(anonymous.status, 'a browser without a session');
+  }
   const api = await ask(url, { accept: API_ACCEPT });
   if (typeof api === 'string') return fail(`a ${length}-character URL: ${api}`);
   if (api.status !== 401) return refused(api.status, 'an API client without a session');
@@ -428,8 +481,15 @@ async function checkSignOut(loginPage: URL, cookie: string | undefined, ask: Ask
   if (typeof answer === 'string') return fail(`signing out: ${answer}`);
   const { location } = answer.headers;
   const target = location !== undefined && URL.canParse(location, url.href) ? new URL(location, url) : undefined;
-  const isCleared = (answer.headers['set-cookie'] ?? []).map(parseSetCookie).some((set) => set?.name === 'jwt' && set.value === '');
-  if (isRedirect(answer.status) && target?.origin === loginPage.origin && target.pathname === loginPage.pathname && isCleared) {
+  const isCleared = (answer.headers['set-cookie'] ?? [])
+    .map(parseSetCookie)
+    .some((set) => set?.name === 'jwt' && set.value === '');
+  if (
+    isRedirect(answer.status) &&
+    target?.origin === loginPage.origin &&
+    target.pathname === loginPage.pathname &&
+    isCleared
+  ) {
     return ok(`${placeOf(url)} signs out and returns to the sign-in page`);
   }
   return fail(`${placeOf(url)} answered ${answer.status}${target === undefined ? '' : ` to ${shown(target.pathname, 80)}`}, not Gatehouse's sign-out (a redirect to the sign-in page that clears the cookie); a sign-out link would not sign out. Fix: route ${shown(url.pathname)} to Gatehouse without forward auth, like the sign-in page`);

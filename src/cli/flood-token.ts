@@ -38,7 +38,9 @@ export async function floodTokenCommand(args: readonly string[], io: CliIo): Pro
     return EXIT_OK;
   }
   const path = values['secret-file'];
-  if (typeof path !== 'string' || path === '') throw new UsageError("flood-token needs --secret-file with the path of Flood's secret file");
+  if (typeof path !== 'string' || path === '') {
+    throw new UsageError("flood-token needs --secret-file with the path of Flood's secret file");
+  }
   const username = typeof values['username'] === 'string' ? values['username'] : DEFAULT_USERNAME;
   if (!checkUsername(username, 'username').ok) throw new UsageError('--username must be 1 to 256 characters without control characters');
   const days = wholeNumberFlag(values['days'], DEFAULT_DAYS, MAX_DAYS, `--days must be an integer from 1 to ${MAX_DAYS}`);

@@ -35,9 +35,13 @@ export function offlineInstruction(facts: ProcessFacts, dataDir: string, args: r
   const program = [facts.execPath, facts.script, ...args, '--data-dir', dataDir].map(shellWord).join(' ');
   // systemd sets INVOCATION_ID for every unit it starts; an operator there is typically root.
   const isSystemdService = facts.env['INVOCATION_ID'] !== undefined;
-  const asUser = isSystemdService && facts.uid !== 0 && facts.userName !== undefined ? `sudo -u ${shellWord(facts.userName)} ` : '';
+  const asUser = isSystemdService && facts.uid !== 0 && facts.userName !== undefined
+    ? `sudo -u ${shellWord(facts.userName)} `
+    : '';
   // Inside a container the same line works in the container's shell; from the host, a container
   // of its own is stopped, so the line runs in a new one on the same volume.
-  const inContainer = facts.isInContainer ? ` (when the service is a container of its own: stop it, and run that line in a new container of the same image with the same data volume, e.g. docker compose run --rm SERVICE ${program})` : '';
+  const inContainer = facts.isInContainer
+    ? ` (when the service is a container of its own: stop it, and run that line in a new container of the same image with the same data volume, e.g. docker compose run --rm SERVICE ${program})`
+    : '';
   return `stop the service, then run: ${asUser}${program}${inContainer}`;
 }

@@ -115,8 +115,13 @@ export function parseOffline(args: readonly string[], io: CliIo, group: OfflineG
  * Runs `work` holding the data directory's lock (renewed meanwhile, a password prompt included), waiting for a
  * stale one; every write is refused once the lease is lost, and the command then fails even if it wrote nothing.
  */
-export async function withDataDir<T>(dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>): Promise<T> {
-  const { lock } = await openDataDir(dataDir, { purpose, onWait: (message) => io.stderr.write(`gatehouse: ${message}\n`) });
+export async function withDataDir<T>(
+  dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>,
+): Promise<T> {
+  const { lock } = await openDataDir(dataDir, {
+    purpose,
+    onWait: (message) => io.stderr.write(`gatehouse: ${message}\n`),
+  });
   const lostLease = (): DataDirLockLost => new DataDirLockLost(dataDir, 'its lease ran out or was taken over while the command ran');
   try {
     let result: T;
@@ -146,7 +151,13 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     settings: OFFLINE_SETTINGS,
     commands: {
       list: { arity: 0 },
-      add: { arity: 1, flags: { level: 'string', client: 'string', 'client-file': 'string', 'client-stdin': 'boolean', 'password-stdin': 'boolean' } },
+      add: {
+        arity: 1,
+        flags: {
+          level: 'string', client: 'string', 'client-file': 'string',
+          'client-stdin': 'boolean', 'password-stdin': 'boolean',
+        },
+      },
       passwd: { arity: 1, flags: { 'password-stdin': 'boolean' } },
       'set-level': { arity: 2 },
       groups: { arity: 2 },
@@ -157,7 +168,9 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   const { command, values, positionals } = call;
   const config = offlineConfig(call, io.env);
   // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
-  const name = positionals[0] === undefined ? '' : valid(command === 'add' ? checkNewUsername : checkUsername, positionals[0], 'NAME');
+  const name = positionals[0] === undefined
+    ? ''
+    : valid(command === 'add' ? checkNewUsername : checkUsername, positionals[0], 'NAME');
   const shown = escapeUnsafeCharacters(name);
   const nowSeconds = Math.floor(Date.now() / 1000);
   const hashOf = async (password: string): Promise<string> =>
@@ -170,7 +183,9 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     switch (command) {
       case 'list':
         // Names are shown with bidi controls, C1 controls and line separators as \uXXXX, so none can disguise itself.
-        for (const user of store.list()) io.stdout.write(`${escapeUnsafeCharacters(user.username)}\t${String(user.level)}\n`);
+        for (const user of store.list()) {
+          io.stdout.write(`${escapeUnsafeCharacters(user.username)}\t${String(user.level)}\n`);
+        }
         return EXIT_OK;
       case 'add': {
         if (typeof values['level'] !== 'string') throw new UsageError('users add needs --level ADMINISTRATOR or --level USER');
@@ -192,7 +207,14 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         }
         const passwordHash = await hashOf(input?.password ?? (await newPassword()));
         await store.change((view) =>
-          addUser(view, { username: name, level, passwordHash, ...(client === undefined ? {} : { client }), credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() }),
+          addUser(view, {
+            username: name,
+            level,
+            passwordHash,
+            ...(client === undefined ? {} : { client }),
+            credentialsChangedAt: nowSeconds,
+            sessionKey: newSessionKey(),
+          }),
         );
         io.stdout.write(`added ${shown}\n`);
         return EXIT_OK;
@@ -213,7 +235,9 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         const text = positionals[1] ?? '';
         const groups = valid(checkGroups, text === '' ? [] : text.split(','), 'GROUPS');
         await store.change((view) => changeUser(view, name, { groups }, nowSeconds));
-        io.stdout.write(groups.length === 0 ? `${shown} is in no group now\n` : `${shown} is now in ${groups.join(', ')}\n`);
+        io.stdout.write(groups.length === 0
+          ? `${shown} is in no group now\n`
+          : `${shown} is now in ${groups.join(', ')}\n`);
         return EXIT_OK;
       }
       default:

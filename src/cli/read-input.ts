@@ -21,7 +21,9 @@ function utf8Text(bytes: Uint8Array, notText: string): string {
 }
 
 /** All of `stream` as text; throws UsageError `tooLarge` past `maxBytes`, `notText` when it is not UTF-8. */
-export async function readAllText(stream: Readable, maxBytes: number, tooLarge: string, notText = 'standard input is not valid UTF-8'): Promise<string> {
+export async function readAllText(
+  stream: Readable, maxBytes: number, tooLarge: string, notText = 'standard input is not valid UTF-8',
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
@@ -119,8 +121,11 @@ function readHidden(io: PasswordSource, prompt: string): Promise<string> {
  * `users add`'s client settings (JSON text) from --client (visible in `ps`), --client-file PATH, or --client-stdin:
  * the password on the first line, the JSON after it (one stdin cannot hold both apart any other way). None: undefined.
  */
-export async function readClientInput(values: ParsedValues, stdin: Readable & { isTTY?: boolean }): Promise<{ json: string; password?: string } | undefined> {
-  const given = ['client', 'client-file', 'client-stdin'].filter((flag) => values[flag] !== undefined && values[flag] !== false);
+export async function readClientInput(
+  values: ParsedValues, stdin: Readable & { isTTY?: boolean },
+): Promise<{ json: string; password?: string } | undefined> {
+  const given = ['client', 'client-file', 'client-stdin']
+    .filter((flag) => values[flag] !== undefined && values[flag] !== false);
   if (given.length === 0) return undefined;
   if (given.length > 1) throw new UsageError(`give the client settings once: ${given.map((flag) => `--${flag}`).join(' and ')} were both given`);
   const clientFile = values['client-file'];

@@ -27,7 +27,8 @@ ${settingsHelp(DATA_DIR_SETTINGS)}
   --help                         show this help
 `;
 
-const isoOf = (seconds: number | undefined): string => (seconds === undefined ? '-' : new Date(seconds * 1000).toISOString());
+const isoOf = (seconds: number | undefined): string =>
+  (seconds === undefined ? '-' : new Date(seconds * 1000).toISOString());
 
 export async function tokensCommand(args: readonly string[], io: CliIo): Promise<number> {
   const call = parseOffline(args, io, {
@@ -46,8 +47,12 @@ export async function tokensCommand(args: readonly string[], io: CliIo): Promise
   let revokeId = '';
   if (command === 'add') {
     const daysText = values['days'];
-    const days = typeof daysText === 'string' ? valid(integerIn(1, MAX_TOKEN_DAYS), /^[0-9]{1,5}$/.test(daysText) ? Number(daysText) : daysText, '--days') : undefined;
-    const body = valid(checkNewMachineTokenBody, { name: positionals[1], ...(days === undefined ? {} : { days }) }, 'NAME');
+    const days = typeof daysText === 'string'
+      ? valid(integerIn(1, MAX_TOKEN_DAYS), /^[0-9]{1,5}$/.test(daysText) ? Number(daysText) : daysText, '--days')
+      : undefined;
+    const body = valid(
+      checkNewMachineTokenBody, { name: positionals[1], ...(days === undefined ? {} : { days }) }, 'NAME',
+    );
     newToken = { name: body.name, days: body.days };
   } else if (command === 'revoke') {
     revokeId = valid(checkMachineTokenId, positionals[1], 'ID');
@@ -59,7 +64,15 @@ export async function tokensCommand(args: readonly string[], io: CliIo): Promise
     if (newToken !== undefined) {
       const { token, digest, id } = newMachineToken();
       const expiresAt = newToken.days === undefined ? undefined : nowSeconds + newToken.days * 86_400;
-      await store.change((view) => addMachineToken(view, username, { id, name: newToken.name, digest, createdAt: nowSeconds, ...(expiresAt === undefined ? {} : { expiresAt }) }));
+      await store.change((view) =>
+        addMachineToken(view, username, {
+          id,
+          name: newToken.name,
+          digest,
+          createdAt: nowSeconds,
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        }),
+      );
       io.stderr.write(`made token ${id} for ${shown}${expiresAt === undefined ? '' : `, expiring ${isoOf(expiresAt)}`}; it is shown only now:\n`);
       io.stdout.write(`${token}\n`);
     } else if (command === 'list') {

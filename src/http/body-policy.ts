@@ -34,7 +34,9 @@ export function createBodyPolicy(maxBodyBytes: number, lingerLimits: LingerLimit
       }
       // A `json` route checks credentials before its body (spec section 5.7) and refuses an
       // oversized one when it reads it; with 100-continue the client waits for us, so now.
-      if ((use === 'none' || expectsContinue) && isDeclaredTooLarge(req, maxBodyBytes)) throw new BodyTooLarge(maxBodyBytes);
+      if ((use === 'none' || expectsContinue) && isDeclaredTooLarge(req, maxBodyBytes)) {
+        throw new BodyTooLarge(maxBodyBytes);
+      }
       if (expectsContinue && hasBody) res.writeContinue();
       return use === 'none' && hasBody ? receiveBody(req, maxBodyBytes) : undefined;
     },

@@ -30,7 +30,9 @@ export function parseHop(text: string): string {
   if (isIP(text) !== 0) return normalizeAddress(text);
   const split = splitHostPort(text);
   // A hop's port, when it has a colon, is not empty: `203.0.113.9:` is keyed on its text.
-  if (split !== undefined && split.port !== '' && (split.isBracketed || isIP(split.host) === 4)) return normalizeAddress(split.host);
+  if (split !== undefined && split.port !== '' && (split.isBracketed || isIP(split.host) === 4)) {
+    return normalizeAddress(split.host);
+  }
   return text.slice(0, 64).replace(/[^\x20-\x7e]/g, '?');
 }
 
@@ -42,13 +44,17 @@ export function createProxyTrust(entries: readonly string[]) {
   for (const entry of entries) {
     const [address = '', prefix, extra] = entry.split('/');
     const family = isIP(address);
-    if (family === 0 || extra !== undefined) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    if (family === 0 || extra !== undefined) {
+      throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} is not an IP address or CIDR`);
+    }
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (prefix === undefined) {
       trusted.addAddress(address, type);
     } else {
       const bits = Number(prefix);
-      if (!/^\d{1,3}$/.test(prefix) || bits > (family === 4 ? 32 : 128)) throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} has a bad prefix length`);
+      if (!/^\d{1,3}$/.test(prefix) || bits > (family === 4 ? 32 : 128)) {
+        throw new TypeError(`--trust-proxy: ${JSON.stringify(entry)} has a bad prefix length`);
+      }
       trusted.addSubnet(address, bits, type);
     }
   }

@@ -6,7 +6,9 @@ import { isIP } from 'node:net';
  * colon, undefined without one). Undefined when malformed, a bare IPv6 literal included (RFC 7230
  * section 5.4 wants brackets).
  */
-export function splitHostPort(text: string): { readonly host: string; readonly port: string | undefined; readonly isBracketed: boolean } | undefined {
+export function splitHostPort(
+  text: string,
+): { readonly host: string; readonly port: string | undefined; readonly isBracketed: boolean } | undefined {
   const isBracketed = text.startsWith('[');
   const close = isBracketed ? text.indexOf(']') : -1;
   const host = isBracketed ? text.slice(1, close) : text.replace(/:[^:]*$/, '');
@@ -30,7 +32,9 @@ export function hostOfHeader(header: string | undefined): string | undefined {
  * rebinding"): an IP literal, exactly `localhost`, or a name the operator listed. A page that
  * re-points its own name at 127.0.0.1 still sends its own name, so it is refused.
  */
-export function createFirstRegistrationHostCheck(allowedHosts: readonly string[]): (hostHeader: string | undefined) => boolean {
+export function createFirstRegistrationHostCheck(
+  allowedHosts: readonly string[],
+): (hostHeader: string | undefined) => boolean {
   const allowed = new Set(allowedHosts.map((name) => name.toLowerCase()));
   return (hostHeader) => {
     const host = hostOfHeader(hostHeader);

@@ -61,7 +61,9 @@ function endWith(res: ServerResponse, body: string | Buffer): void {
 }
 
 /** Sends a static asset whose headers (type, length, policies) were all built once at start-up. */
-export function sendStatic(res: ServerResponse, status: number, body: Buffer, headers: Readonly<OutgoingHttpHeaders>): void {
+export function sendStatic(
+  res: ServerResponse, status: number, body: Buffer, headers: Readonly<OutgoingHttpHeaders>,
+): void {
   res.writeHead(status, headers);
   res.end(body);
 }

@@ -131,7 +131,9 @@ const DURATION_TEXTS: readonly string[] = Array.from({ length: 1000 }, (_, hundr
 
 function durationText(durationMs: number): string {
   const hundredths = Math.round(durationMs * 100);
-  return hundredths >= 0 && hundredths < 1000 && hundredths / 100 === durationMs ? (DURATION_TEXTS[hundredths] ?? String(durationMs)) : String(durationMs);
+  return hundredths >= 0 && hundredths < 1000 && hundredths / 100 === durationMs
+    ? (DURATION_TEXTS[hundredths] ?? String(durationMs))
+    : String(durationMs);
 }
 
 function describeCause(cause: unknown): LogFields {

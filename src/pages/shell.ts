@@ -58,7 +58,9 @@ ul.items li .grow{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
 @media (prefers-color-scheme:dark){body{background:#15181e;color:#e6e8ec}main{background:#1f232b}a{color:#8fb0ff}input{background:#15181e;color:inherit;border-color:#475063}section,ul.items li{border-color:#363c48}button.secondary{color:#8fb0ff;border-color:#8fb0ff}.muted,.or{color:#a3abba}.message{background:#4a1d1d;color:#ffd6d6}.message.note{background:#1d2b4a;color:#d6e2ff}.message.done{background:#1d3b26;color:#d3f5dc}}
 `;
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;',
+};
 
 /** Text that can sit in HTML element content or a quoted attribute. */
 export function escapeHtml(text: string): string {
@@ -67,7 +69,10 @@ export function escapeHtml(text: string): string {
 
 /** JSON that can sit inside a <script> element: nothing in it can close the element or end a line. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**

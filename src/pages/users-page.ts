@@ -207,5 +207,7 @@ load();
 
 /** Built once at start-up: the same bytes for every administrator (the data comes from the API). */
 export function buildUsersPage(sha256Base64: Sha256Base64): BuiltPage {
-  return buildPage({ title: 'Users · Gatehouse', body: BODY, script: SCRIPT, style: STYLE, isWide: true }, sha256Base64);
+  return buildPage(
+    { title: 'Users · Gatehouse', body: BODY, script: SCRIPT, style: STYLE, isWide: true }, sha256Base64,
+  );
 }

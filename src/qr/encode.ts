@@ -20,12 +20,24 @@ export interface QrMatrix {
 
 // Per version (index 1-40): error correction codewords per block, and the number of blocks.
 const ECC_PER_BLOCK = {
-  L: [0, 7, 10, 15, 20, 26, 18, 20, 24, 30, 18, 20, 24, 26, 30, 22, 24, 28, 30, 28, 28, 28, 28, 30, 30, 26, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30],
-  M: [0, 10, 16, 26, 18, 24, 16, 18, 22, 22, 26, 30, 22, 22, 24, 24, 28, 28, 26, 26, 26, 26, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28],
+  L: [
+    0, 7, 10, 15, 20, 26, 18, 20, 24, 30, 18, 20, 24, 26, 30, 22, 24, 28, 30, 28, 28,
+    28, 28, 30, 30, 26, 28, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30,
+  ],
+  M: [
+    0, 10, 16, 26, 18, 24, 16, 18, 22, 22, 26, 30, 22, 22, 24, 24, 28, 28, 26, 26, 26,
+    26, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28, 28,
+  ],
 };
 const BLOCKS = {
-  L: [0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 4, 6, 6, 6, 6, 7, 8, 8, 9, 9, 10, 12, 12, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 24, 25],
-  M: [0, 1, 1, 1, 2, 2, 4, 4, 4, 5, 5, 5, 8, 9, 9, 10, 10, 11, 13, 14, 16, 17, 17, 18, 20, 21, 23, 25, 26, 28, 29, 31, 33, 35, 37, 38, 40, 43, 45, 47, 49],
+  L: [
+    0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 4, 4, 6, 6, 6, 6, 7, 8,
+    8, 9, 9, 10, 12, 12, 12, 13, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 24, 25,
+  ],
+  M: [
+    0, 1, 1, 1, 2, 2, 4, 4, 4, 5, 5, 5, 8, 9, 9, 10, 10, 11, 13, 14, 16,
+    17, 17, 18, 20, 21, 23, 25, 26, 28, 29, 31, 33, 35, 37, 38, 40, 43, 45, 47, 49,
+  ],
 };
 // The two format bits of each level (section 7.9.1): L is 01, M is 00.
 const FORMAT_BITS = { L: 1, M: 0 };
@@ -67,7 +79,12 @@ export function encodeQr(text: string, level: ErrorCorrection = 'M', forcedMask?
   }
   applyMask(best, size, modules, reserved);
   drawFormatBits(level, best, size, set);
-  return { version, size, mask: best, isDark: (x, y) => x >= 0 && y >= 0 && x < size && y < size && modules[y * size + x] === 1 };
+  return {
+    version,
+    size,
+    mask: best,
+    isDark: (x, y) => x >= 0 && y >= 0 && x < size && y < size && modules[y * size + x] === 1,
+  };
 }
 
 /** Data modules of a version (section 7.1): the whole symbol minus function patterns, format and version info. */
@@ -91,7 +108,9 @@ function dataBits(data: Buffer, version: number, level: ErrorCorrection): Uint8A
   const out = new Uint8Array(capacity);
   let bitLength = 0;
   const append = (value: number, count: number): void => {
-    for (let i = count - 1; i >= 0; i--, bitLength++) if (((value >>> i) & 1) === 1) out[bitLength >>> 3] = (out[bitLength >>> 3] ?? 0) | (0x80 >>> (bitLength & 7));
+    for (let i = count - 1; i >= 0; i--, bitLength++) {
+      if (((value >>> i) & 1) === 1) out[bitLength >>> 3] = (out[bitLength >>> 3] ?? 0) | (0x80 >>> (bitLength & 7));
+    }
   };
   append(0b0100, 4);
   append(data.length, version <= 9 ? 8 : 16);
@@ -121,7 +140,9 @@ function withErrorCorrection(data: Uint8Array, version: number, level: ErrorCorr
   }
   const out = new Uint8Array(total);
   let index = 0;
-  for (let i = 0; i <= shortLength; i++) for (const block of dataBlocks) if (i < block.length) out[index++] = block[i] ?? 0;
+  for (let i = 0; i <= shortLength; i++) {
+    for (const block of dataBlocks) if (i < block.length) out[index++] = block[i] ?? 0;
+  }
   for (let i = 0; i < eccLength; i++) for (const block of eccBlocks) out[index++] = block[i] ?? 0;
   return out;
 }
@@ -162,7 +183,9 @@ function reedSolomonRemainder(data: Uint8Array, divisor: Uint8Array): Uint8Array
 }
 
 /** Finder, separator, timing and alignment patterns, the dark module, and the version information (section 6.3). */
-function drawFunctionPatterns(version: number, size: number, set: (x: number, y: number, isDark: boolean) => void): void {
+function drawFunctionPatterns(
+  version: number, size: number, set: (x: number, y: number, isDark: boolean) => void,
+): void {
   for (let i = 0; i < size; i++) {
     set(6, i, i % 2 === 0);
     set(i, 6, i % 2 === 0);
@@ -211,7 +234,9 @@ function alignmentPositions(version: number, size: number): number[] {
 }
 
 /** Section 7.9: level and mask, BCH(15,5) check bits (generator 0x537), XOR 0x5412, written twice. */
-function drawFormatBits(level: ErrorCorrection, mask: number, size: number, set: (x: number, y: number, isDark: boolean) => void): void {
+function drawFormatBits(
+  level: ErrorCorrection, mask: number, size: number, set: (x: number, y: number, isDark: boolean) => void,
+): void {
   const bits = withBch((FORMAT_BITS[level] << 3) | mask, 10, 0x537) ^ 0x5412;
   const bit = (i: number): boolean => ((bits >>> i) & 1) === 1;
   // Around the top-left finder.

@@ -36,11 +36,17 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   const username = changes.username ?? user.username;
   const level = changes.level ?? user.level;
   if (username !== user.username && view.has(username)) throw new UsernameTaken();
-  if (isAdministrator(user.level) && !isAdministrator(level) && view.administratorCount() === 1) throw new LastAdministrator();
+  if (isAdministrator(user.level) && !isAdministrator(level) && view.administratorCount() === 1) {
+    throw new LastAdministrator();
+  }
   // Levels compare by role (INTERFACE.md): rewriting 10 as "ADMINISTRATOR" changes no access.
   // Removing a second factor ends the account's sessions, as its owner removing it does.
   const isTotpRemoved = changes.removeTotp === true && user.totp !== undefined;
-  const isCredentialChange = changes.passwordHash !== undefined || username !== user.username || roleOf(level) !== roleOf(user.level) || isTotpRemoved;
+  const isCredentialChange =
+    changes.passwordHash !== undefined ||
+    username !== user.username ||
+    roleOf(level) !== roleOf(user.level) ||
+    isTotpRemoved;
   const isGroupChange = changes.groups !== undefined && !sameGroups(changes.groups, user.groups ?? []);
   if (!isCredentialChange && !isGroupChange && changes.client === undefined && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
@@ -60,7 +66,9 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     ...(groups.length === 0 ? {} : { groups }),
     ...(isTokenEnding || user.tokens === undefined ? {} : { tokens: user.tokens }),
     ...(isTotpRemoved || user.totp === undefined ? {} : { totp: user.totp }),
-    credentialsChangedAt: isCredentialChange ? Math.max(nowSeconds, user.credentialsChangedAt) : user.credentialsChangedAt,
+    credentialsChangedAt: isCredentialChange
+      ? Math.max(nowSeconds, user.credentialsChangedAt)
+      : user.credentialsChangedAt,
     sessionKey: isCredentialChange ? newSessionKey() : user.sessionKey,
   });
 }

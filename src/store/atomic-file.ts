@@ -73,7 +73,9 @@ export async function writeFileAtomic(
  * Puts back what `path` held before the rename; false when that cannot be done. With no hard
  * links there is no copy of the old content, and removing the file would lose both.
  */
-async function restorePrevious(fs: StoreFileSystem, path: string, backPath: string, previous: Previous): Promise<boolean> {
+async function restorePrevious(
+  fs: StoreFileSystem, path: string, backPath: string, previous: Previous,
+): Promise<boolean> {
   if (previous === 'unavailable') return false;
   try {
     if (previous === 'linked') {

@@ -67,7 +67,9 @@ async function prepareDataDir(dir: string, uid: number | undefined): Promise<{ t
   return { tightened: true };
 }
 
-function checkOwnedAndPrivate(what: string, path: string, dir: string, stats: Stats, uid: number | undefined, fix: string): void {
+function checkOwnedAndPrivate(
+  what: string, path: string, dir: string, stats: Stats, uid: number | undefined, fix: string,
+): void {
   const problem = whoElseMayWrite(stats, uid, false);
   if (problem === 'owner') {
     throw new DataDirUnsafe(

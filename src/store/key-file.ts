@@ -26,7 +26,9 @@ export async function readKeyFile(path: string, rules: KeyFileRules): Promise<Bu
   try {
     file = await readSmallFile(path, rules.maxBytes);
   } catch (error) {
-    if (error instanceof SmallFileRefused) throw rules.refuse(`${rules.label} ${error.code === 'ENOENT' ? rules.whenMissing : error.message}.`);
+    if (error instanceof SmallFileRefused) {
+      throw rules.refuse(`${rules.label} ${error.code === 'ENOENT' ? rules.whenMissing : error.message}.`);
+    }
     throw error;
   }
   const { stats } = file;

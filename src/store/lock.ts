@@ -104,7 +104,9 @@ const heldHere = new Set<string>();
  */
 export async function lockDataDir(dir: string, options: LockOptions): Promise<DataDirLock> {
   const timing = options.timing ?? DEFAULT_LEASE;
-  if (!(timing.expiryMs >= 3 * timing.renewEveryMs && timing.renewEveryMs > 0 && timing.pollMs > 0)) throw new TypeError('the lease expiry must be at least three renewal periods');
+  if (!(timing.expiryMs >= 3 * timing.renewEveryMs && timing.renewEveryMs > 0 && timing.pollMs > 0)) {
+    throw new TypeError('the lease expiry must be at least three renewal periods');
+  }
   const identity = options.identity ?? ownIdentity();
   const now = options.now ?? Date.now;
   const judgeNow = (seen: SeenLock): Verdict => judge(seen, identity, readBootClock(), timing);
@@ -175,7 +177,14 @@ function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefin
   if (record === undefined) {
     // Format 1 named only a pid, in its own namespace: believe a live pid as that version did,
     // except pid 1 (every container's main process, and init here: always alive) and our own.
-    if (seen.legacyPid !== undefined && seen.legacyPid !== 1 && seen.legacyPid !== ours.pid && isProcessAlive(seen.legacyPid)) return 'live';
+    if (
+      seen.legacyPid !== undefined &&
+      seen.legacyPid !== 1 &&
+      seen.legacyPid !== ours.pid &&
+      isProcessAlive(seen.legacyPid)
+    ) {
+      return 'live';
+    }
     return Date.now() - seen.mtimeMs > timing.expiryMs ? 'stale' : 'unsure';
   }
   if (heldHere.has(record.nonce)) return 'live';
@@ -191,7 +200,9 @@ function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefin
   // The same kernel: the boot clock (CLOCK_BOOTTIME) is shared and never stepped, unlike the wall
   // clock, so the lease's age can be read from it. A lease without it is only watched.
   const renewedBootMs = record.renewedBootMs;
-  if (typeof renewedBootMs === 'number' && bootNowMs !== undefined && bootNowMs - renewedBootMs > timing.expiryMs) return 'stale';
+  if (typeof renewedBootMs === 'number' && bootNowMs !== undefined && bootNowMs - renewedBootMs > timing.expiryMs) {
+    return 'stale';
+  }
   return 'unsure';
 }
 
@@ -219,7 +230,15 @@ async function watch(
  * (read its nonce, then stalled before its rename); when that rename lands late our next renewal
  * finds the old nonce and writes ours back, instead of both holders giving up.
  */
-function holdLease(held: { dir: string; path: string; nonce: string; timing: LeaseTiming; content: () => string; now: () => number; replacedNonce: string | undefined }): DataDirLock {
+function holdLease(held: {
+  dir: string;
+  path: string;
+  nonce: string;
+  timing: LeaseTiming;
+  content: () => string;
+  now: () => number;
+  replacedNonce: string | undefined;
+}): DataDirLock {
   const { dir, path, nonce, timing, content, now, replacedNonce } = held;
   const selfExpiryMs = timing.expiryMs - 2 * timing.renewEveryMs;
   let renewedAt = performance.now();
@@ -257,7 +276,9 @@ function holdLease(held: { dir: string; path: string; nonce: string; timing: Lea
       if (state !== 'held') return;
       if (seen === undefined) return lose(`the lock file ${path} was removed by someone else`);
       const isLateRenewal = replacedNonce !== undefined && seen.record?.nonce === replacedNonce;
-      if (seen.record?.nonce !== nonce && !isLateRenewal) return lose(`another process took the lock over: ${describeHolder(seen, undefined, Date.now())}`);
+      if (seen.record?.nonce !== nonce && !isLateRenewal) {
+        return lose(`another process took the lock over: ${describeHolder(seen, undefined, Date.now())}`);
+      }
       await placeWhole(dir, path, content(), 'rename');
       renewedAt = startedAt;
       renewedWall = startedWall;
@@ -327,7 +348,9 @@ async function takeOver(dir: string, path: string, staleContent: string): Promis
   } catch (error) {
     if (!isErrorCode(error, 'EEXIST')) throw error;
     const stats = await fs.lstat(takeover).catch(() => undefined);
-    if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_TAKEOVER_MS) await fs.unlink(takeover).catch(() => undefined);
+    if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_TAKEOVER_MS) {
+      await fs.unlink(takeover).catch(() => undefined);
+    }
     await sleep(20);
     return;
   }
@@ -394,10 +417,14 @@ function parseLock(text: string): Pick<SeenLock, 'record' | 'legacyPid'> {
 function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: number): string {
   const { record } = seen;
   if (record === undefined) {
-    return seen.legacyPid === undefined ? 'an unreadable lock file' : `an older Gatehouse's lock (format 1, naming only pid ${seen.legacyPid})`;
+    return seen.legacyPid === undefined
+      ? 'an unreadable lock file'
+      : `an older Gatehouse's lock (format 1, naming only pid ${seen.legacyPid})`;
   }
   const renewed = Date.parse(record.renewedAt);
-  const ago = Number.isFinite(renewed) ? ` (${Math.max(0, Math.round((nowMs - renewed) / 1000))} s ago by this host's clock)` : '';
+  const ago = Number.isFinite(renewed)
+    ? ` (${Math.max(0, Math.round((nowMs - renewed) / 1000))} s ago by this host's clock)`
+    : '';
   const where =
     ours === undefined || record.bootId !== ours.bootId
       ? ''
@@ -408,7 +435,12 @@ function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs:
 }
 
 function ownIdentity(): HolderIdentity {
-  return { host: hostname(), pid: process.pid, bootId: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()), pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')) };
+  return {
+    host: hostname(),
+    pid: process.pid,
+    bootId: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
+    pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')),
+  };
 }
 
 /** CLOCK_BOOTTIME in milliseconds: /proc/uptime's first field (counts suspend, never stepped). */

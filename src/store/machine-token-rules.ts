@@ -30,5 +30,10 @@ export function touchMachineToken(view: UserView, username: string, id: string, 
   const user = view.get(username);
   const tokens = user?.tokens;
   if (user === undefined || tokens === undefined || !tokens.some((token) => token.id === id)) return;
-  view.set({ ...user, tokens: Object.freeze(tokens.map((token) => (token.id === id ? Object.freeze({ ...token, lastUsedAt: nowSeconds }) : token))) });
+  view.set({
+    ...user,
+    tokens: Object.freeze(
+      tokens.map((token) => (token.id === id ? Object.freeze({ ...token, lastUsedAt: nowSeconds }) : token)),
+    ),
+  });
 }

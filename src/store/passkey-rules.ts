@@ -19,12 +19,16 @@ function ownerOf(view: UserView, users: Iterable<StoredUser>, id: string): Store
  * Adds a passkey; throws UserNotFound, TooManyPasskeys, or PasskeyTaken when any account already
  * has that credential id (WebAuthn section 7.1 step 26). `everyone` lists the accounts to search.
  */
-export function addPasskey(view: UserView, everyone: Iterable<StoredUser>, username: string, passkey: StoredPasskey, nowSeconds: number): StoredUser {
+export function addPasskey(
+  view: UserView, everyone: Iterable<StoredUser>, username: string, passkey: StoredPasskey, nowSeconds: number,
+): StoredUser {
   const user = view.get(username);
   if (user === undefined) throw new UserNotFound();
   const passkeys = user.passkeys ?? [];
   if (passkeys.length >= MAX_PASSKEYS) throw new TooManyPasskeys();
-  if (passkeys.some((held) => held.id === passkey.id) || ownerOf(view, everyone, passkey.id) !== undefined) throw new PasskeyTaken();
+  if (passkeys.some((held) => held.id === passkey.id) || ownerOf(view, everyone, passkey.id) !== undefined) {
+    throw new PasskeyTaken();
+  }
   const changed: StoredUser = {
     ...user,
     passkeys: Object.freeze([...passkeys, Object.freeze(passkey)]),
@@ -57,13 +61,20 @@ export function removePasskey(view: UserView, username: string, id: string, nowS
  * when the account or the passkey is gone meanwhile, or when another sign-in already stored a
  * count this one does not exceed (two uses of one counter value raced).
  */
-export function recordPasskeyUse(view: UserView, username: string, id: string, signCount: number, nowSeconds: number): StoredUser | undefined {
+export function recordPasskeyUse(
+  view: UserView, username: string, id: string, signCount: number, nowSeconds: number,
+): StoredUser | undefined {
   const user = view.get(username);
   const passkey = user?.passkeys?.find((held) => held.id === id);
   if (user === undefined || passkey === undefined) return undefined;
   if (signCount !== 0 && signCount <= passkey.signCount) return undefined;
-  const updated = Object.freeze({ ...passkey, signCount: Math.max(signCount, passkey.signCount), lastUsedAt: nowSeconds });
-  const changed: StoredUser = { ...user, passkeys: Object.freeze((user.passkeys ?? []).map((held) => (held.id === id ? updated : held))) };
+  const updated = Object.freeze({
+    ...passkey, signCount: Math.max(signCount, passkey.signCount), lastUsedAt: nowSeconds,
+  });
+  const changed: StoredUser = {
+    ...user,
+    passkeys: Object.freeze((user.passkeys ?? []).map((held) => (held.id === id ? updated : held))),
+  };
   view.set(changed);
   return changed;
 }

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import { checkUsername } from '../validate/auth.js';
-import { fail, integerIn, isPlainObject, objectOf, optional, pass, stringOf, type Checker, type CheckedType } from '../validate/check.js';
+import {
+  fail, integerIn, isPlainObject, objectOf, optional, pass, stringOf, type Checker, type CheckedType,
+} from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkStoredMachineTokens } from '../validate/machine-token.js';
@@ -21,7 +23,9 @@ export const USERS_FILE = 'users.json';
  * one refuse it ("written by a newer Gatehouse") instead of dropping fields it does not know.
  */
 export const USERS_FORMAT = 2;
-const FORMAT_1_FIELDS: ReadonlySet<string> = new Set(['username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey']);
+const FORMAT_1_FIELDS: ReadonlySet<string> = new Set([
+  'username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey',
+]);
 
 const matching =
   (format: RegExp, what: string): Checker<string> =>
@@ -37,7 +41,9 @@ const checkStoredTotp = objectOf(
     sealedSeed: matching(SEALED_FORMAT, 'a sealed seed'),
     lastUsedStep: integerIn(0, Number.MAX_SAFE_INTEGER),
     recoveryDigests: (input: unknown, path: string) => {
-      if (!Array.isArray(input) || input.length > RECOVERY_CODE_COUNT) return fail(path, `must be an array of at most ${RECOVERY_CODE_COUNT} digests`);
+      if (!Array.isArray(input) || input.length > RECOVERY_CODE_COUNT) {
+        return fail(path, `must be an array of at most ${RECOVERY_CODE_COUNT} digests`);
+      }
       const bad = input.findIndex((item) => typeof item !== 'string' || !RECOVERY_DIGEST_FORMAT.test(item));
       if (bad !== -1) return fail(`${path}[${bad}]`, 'is not a recovery code digest');
       return pass(Object.freeze([...(input as string[])]) as readonly string[]);
@@ -364,7 +370,9 @@ async function readUsersFile(fs: StoreFileSystem, path: string): Promise<Map<str
   }
   if (!isPlainObject(document)) throw new StoreCorrupt(path, 'it is not a JSON object');
   const format = document['format'];
-  if (typeof format !== 'number' || !Number.isInteger(format) || format < 1) throw new StoreCorrupt(path, 'it has no valid "format" number');
+  if (typeof format !== 'number' || !Number.isInteger(format) || format < 1) {
+    throw new StoreCorrupt(path, 'it has no valid "format" number');
+  }
   if (format > USERS_FORMAT) throw new StoreTooNew(path, format);
   const entries = document['users'];
   if (!Array.isArray(entries)) throw new StoreCorrupt(path, 'it has no "users" array');

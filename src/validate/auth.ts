@@ -35,7 +35,11 @@ export function passwordChecker(minLength: number): Checker<string> {
  * Login: any stored password was valid when set, so only the absolute bounds apply here. `code`:
  * a TOTP or recovery code, for an account with TOTP (INTERFACE.md "Signing in"); no longer text is one.
  */
-export const checkAuthenticateBody = objectOf({ username: checkUsername, password: passwordChecker(1), code: optional(stringOf({ minLength: 1, maxLength: 64 })) });
+export const checkAuthenticateBody = objectOf({
+  username: checkUsername,
+  password: passwordChecker(1),
+  code: optional(stringOf({ minLength: 1, maxLength: 64 })),
+});
 export type AuthenticateBody = CheckedType<typeof checkAuthenticateBody>;
 
 /** The fields a register body must have and an update body may have. */
@@ -53,7 +57,10 @@ export function registerBodyChecker(minPasswordLength: number) {
 }
 
 // INTERFACE.md "Administrators": `totp: false` resets a lost authenticator; only its owner sets one up.
-const checkTotpReset: Checker<false> = (input, path) => (input === false ? pass(false as const) : fail(path, 'can only be false: it removes TOTP, which only the account itself sets up'));
+const checkTotpReset: Checker<false> = (input, path) =>
+  (input === false
+    ? pass(false as const)
+    : fail(path, 'can only be false: it removes TOTP, which only the account itself sets up'));
 
 export function updateBodyChecker(minPasswordLength: number) {
   return partialObjectOf({ ...userFields(minPasswordLength), groups: checkGroups, totp: checkTotpReset });

@@ -1,6 +1,8 @@
 import type { Problem } from '../errors.js';
 
-export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problems: Problem[] };
+export type Checked<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly problems: Problem[] };
 export type Checker<T> = (input: unknown, path: string) => Checked<T>;
 export type CheckedType<C> = C extends Checker<infer T> ? T : never;
 
@@ -74,7 +76,9 @@ export function decodeBase64url(text: string): Buffer | undefined {
 export function base64urlBytes(maxBytes: number): Checker<Buffer> {
   const maxLength = Math.ceil((maxBytes * 4) / 3);
   return (input, path) => {
-    if (typeof input !== 'string' || input.length === 0 || input.length > maxLength || !BASE64URL.test(input)) return fail(path, `must be base64url of at most ${maxBytes} bytes`);
+    if (typeof input !== 'string' || input.length === 0 || input.length > maxLength || !BASE64URL.test(input)) {
+      return fail(path, `must be base64url of at most ${maxBytes} bytes`);
+    }
     const bytes = decodeBase64url(input);
     return bytes === undefined ? fail(path, 'must be canonical base64url') : pass(bytes);
   };
@@ -83,7 +87,9 @@ export function base64urlBytes(maxBytes: number): Checker<Buffer> {
 /** Records stored under an account: 1 to `max` (the field is absent when none), each frozen, ids distinct. */
 export function storedList<T extends { id: string }>(check: Checker<T>, max: number, what: string, idName: string) {
   return (input: unknown, path: string): Checked<readonly Readonly<T>[]> => {
-    if (!Array.isArray(input) || input.length === 0 || input.length > max) return fail(path, `must be an array of 1 to ${max} ${what}`);
+    if (!Array.isArray(input) || input.length === 0 || input.length > max) {
+      return fail(path, `must be an array of 1 to ${max} ${what}`);
+    }
     const records: Readonly<T>[] = [];
     const ids = new Set<string>();
     for (const [index, item] of input.entries()) {
@@ -119,9 +125,12 @@ export function optional<T>(check: Checker<T>): OptionalChecker<T> {
 }
 
 type Shape = Readonly<Record<string, Checker<unknown>>>;
-type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends { readonly isOptional: true } ? never : K }[keyof S];
+type RequiredKeys<S extends Shape> = {
+  [K in keyof S]: S[K] extends { readonly isOptional: true } ? never : K;
+}[keyof S];
 type OptionalKeys<S extends Shape> = Exclude<keyof S, RequiredKeys<S>>;
-type ShapeValue<S extends Shape> = { [K in RequiredKeys<S>]: CheckedType<S[K]> } & { [K in OptionalKeys<S>]?: CheckedType<S[K]> } extends infer O
+type ShapeValue<S extends Shape> =
+  { [K in RequiredKeys<S>]: CheckedType<S[K]> } & { [K in OptionalKeys<S>]?: CheckedType<S[K]> } extends infer O
   ? { [K in keyof O]: O[K] }
   : never;
 type PartialShapeValue<S extends Shape> = { [K in keyof S]?: CheckedType<S[K]> };
@@ -130,8 +139,11 @@ type PartialShapeValue<S extends Shape> = { [K in keyof S]?: CheckedType<S[K]> }
  * Checks an object against a shape. Unknown keys are stripped (spec section 2) unless
  * `rejectUnknownKeys`; the output is built from the shape's keys only.
  */
-export function objectOf<S extends Shape>(shape: S, options: { rejectUnknownKeys?: boolean } = {}): Checker<ShapeValue<S>> {
-  return (input, path) => checkObject(shape, input, path, false, options.rejectUnknownKeys === true) as Checked<ShapeValue<S>>;
+export function objectOf<S extends Shape>(
+  shape: S, options: { rejectUnknownKeys?: boolean } = {},
+): Checker<ShapeValue<S>> {
+  return (input, path) =>
+    checkObject(shape, input, path, false, options.rejectUnknownKeys === true) as Checked<ShapeValue<S>>;
 }
 
 /** Like objectOf, but every key is optional (a partial update). */
@@ -139,7 +151,9 @@ export function partialObjectOf<S extends Shape>(shape: S): Checker<PartialShape
   return (input, path) => checkObject(shape, input, path, true, false) as Checked<PartialShapeValue<S>>;
 }
 
-function checkObject(shape: Shape, input: unknown, path: string, isPartial: boolean, rejectUnknownKeys: boolean): Checked<Record<string, unknown>> {
+function checkObject(
+  shape: Shape, input: unknown, path: string, isPartial: boolean, rejectUnknownKeys: boolean,
+): Checked<Record<string, unknown>> {
   if (!isPlainObject(input)) return fail(path, 'must be a JSON object');
   const problems: Problem[] = [];
   const output: Record<string, unknown> = {};

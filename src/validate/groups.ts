@@ -27,7 +27,9 @@ export const checkGroups: Checker<readonly string[]> = (input, path) => {
 /** Stored groups: as checkGroups, and never empty (an account without groups has no field). */
 export const checkStoredGroups: Checker<readonly string[]> = (input, path) => {
   const result = checkGroups(input, path);
-  if (result.ok && result.value.length === 0) return fail(path, 'must not be empty (an account without groups has no "groups" field)');
+  if (result.ok && result.value.length === 0) {
+    return fail(path, 'must not be empty (an account without groups has no "groups" field)');
+  }
   return result;
 };
 

@@ -33,4 +33,7 @@ export const checkStoredMachineTokens =
   storedList(checkStoredMachineToken, MAX_MACHINE_TOKENS, 'machine tokens', 'token id');
 
 /** POST /api/auth/account/tokens: a name, and optionally a lifetime in whole days (none: no expiry). */
-export const checkNewMachineTokenBody = objectOf({ name: checkTokenName, days: optional(integerIn(1, MAX_TOKEN_DAYS)) });
+export const checkNewMachineTokenBody = objectOf({
+  name: checkTokenName,
+  days: optional(integerIn(1, MAX_TOKEN_DAYS)),
+});

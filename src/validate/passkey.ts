@@ -2,7 +2,9 @@ import { CborInvalid, WEBAUTHN_CBOR_LIMITS } from '../webauthn/cbor.js';
 import { COSE_ALGORITHMS, CoseInvalid, decodeCoseKey } from '../webauthn/cose.js';
 import { MAX_CLIENT_DATA_BYTES, MAX_CREDENTIAL_ID_BYTES } from '../webauthn/verify.js';
 import { checkUsername } from './auth.js';
-import { base64urlBytes, fail, integerIn, objectOf, oneOf, optional, pass, storedList, stringOf, unixSeconds } from './check.js';
+import {
+  base64urlBytes, fail, integerIn, objectOf, oneOf, optional, pass, storedList, stringOf, unixSeconds,
+} from './check.js';
 import type { Checker, CheckedType } from './check.js';
 
 // INTERFACE.md "Stored per account", passkeys: id, COSE public key, sign count, name, created
@@ -36,7 +38,9 @@ const checkStoredCoseKey: Checker<string> = (input, path) => {
   try {
     decodeCoseKey(result.value);
   } catch (error) {
-    if (error instanceof CborInvalid || error instanceof CoseInvalid) return fail(path, `is not a COSE key Gatehouse accepts (${error.reason})`);
+    if (error instanceof CborInvalid || error instanceof CoseInvalid) {
+      return fail(path, `is not a COSE key Gatehouse accepts (${error.reason})`);
+    }
     throw error;
   }
   return pass(input as string);
@@ -71,7 +75,8 @@ export type StoredPasskey = Readonly<CheckedType<typeof checkStoredPasskey>>;
 export const checkStoredPasskeys = storedList(checkStoredPasskey, MAX_PASSKEYS, 'passkeys', 'credential id');
 
 /** `userHandle` of an assertion: absent or null (a non-discoverable credential), else base64url. */
-const checkUserHandle: Checker<Buffer | null> = (input, path) => (input === null ? pass(null) : base64urlBytes(MAX_USER_HANDLE_BYTES)(input, path));
+const checkUserHandle: Checker<Buffer | null> = (input, path) =>
+  (input === null ? pass(null) : base64urlBytes(MAX_USER_HANDLE_BYTES)(input, path));
 
 /** `id` and `rawId` are two spellings of one value in the JSON form: they must agree. */
 const credentialFields = { id: checkCredentialId, rawId: checkCredentialId, type: oneOf(['public-key'] as const) };

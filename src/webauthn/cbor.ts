@@ -15,7 +15,9 @@ type CborMap = ReadonlyMap<number | string, CborValue>;
  * The deepest thing WebAuthn sends is attStmt.x5c: map, map, array, bytes (the top level is
  * depth 1). Items count every key and value once; entries are those of one array or map.
  */
-export const WEBAUTHN_CBOR_LIMITS = Object.freeze({ maxBytes: 16 * 1024, maxDepth: 4, maxItems: 128, maxContainerLength: 32, maxTextBytes: 256 });
+export const WEBAUTHN_CBOR_LIMITS = Object.freeze({
+  maxBytes: 16 * 1024, maxDepth: 4, maxItems: 128, maxContainerLength: 32, maxTextBytes: 256,
+});
 const LIMITS = WEBAUTHN_CBOR_LIMITS;
 
 // Additional information 24-27: the argument's byte count, and the least value that needs it.
@@ -50,7 +52,9 @@ export function decodeCbor(bytes: Uint8Array): CborValue {
  */
 export function decodeCborPrefix(bytes: Uint8Array, offset: number): { value: CborValue; end: number } {
   if (bytes.length > LIMITS.maxBytes) throw new CborInvalid('too many bytes');
-  if (!Number.isInteger(offset) || offset < 0 || offset > bytes.length) throw new CborInvalid('offset outside the input');
+  if (!Number.isInteger(offset) || offset < 0 || offset > bytes.length) {
+    throw new CborInvalid('offset outside the input');
+  }
   let position = offset;
   let items = 0;
 
@@ -110,7 +114,9 @@ export function decodeCborPrefix(bytes: Uint8Array, offset: number): { value: Cb
         const map = new Map<number | string, CborValue>();
         for (let i = containerLength(info, depth); i > 0; i--) {
           const key = item(depth + 1);
-          if (typeof key !== 'number' && typeof key !== 'string') throw new CborInvalid('map key neither integer nor text');
+          if (typeof key !== 'number' && typeof key !== 'string') {
+            throw new CborInvalid('map key neither integer nor text');
+          }
           if (map.has(key)) throw new CborInvalid('repeated map key');
           map.set(key, item(depth + 1));
         }

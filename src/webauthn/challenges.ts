@@ -30,7 +30,9 @@ type Held = { readonly entry: ChallengeEntry; readonly expiresAt: number; readon
 type ChallengeLimits = Readonly<Record<'ttlMs' | 'maxOutstanding' | 'maxPerClient', number>>;
 
 /** Five minutes (the options' `timeout`); 10,000 outstanding is a few MB at most. */
-export const CHALLENGE_LIMITS: ChallengeLimits = Object.freeze({ ttlMs: 5 * 60_000, maxOutstanding: 10_000, maxPerClient: 64 });
+export const CHALLENGE_LIMITS: ChallengeLimits = Object.freeze({
+  ttlMs: 5 * 60_000, maxOutstanding: 10_000, maxPerClient: 64,
+});
 
 export function createChallengeStore(limits: ChallengeLimits = CHALLENGE_LIMITS): ChallengeStore {
   // Insertion order is expiry order (one lifetime for all), so expired entries are at the front.

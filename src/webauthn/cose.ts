@@ -70,7 +70,9 @@ export function importCoseKey(value: CborValue): CosePublicKey {
   const algorithm = COSE_ALGORITHMS.find((alg) => value.get(ALG) === alg && value.get(KTY) === SUITES[alg].kty);
   if (algorithm === undefined) throw new CoseInvalid('key type and algorithm not one of EdDSA/Ed25519, ES256/P-256, RS256');
   const labels = [KTY, ALG, ...SUITES[algorithm].labels];
-  if (value.size !== labels.length || !labels.every((label) => value.has(label))) throw new CoseInvalid('labels other than the key type needs');
+  if (value.size !== labels.length || !labels.every((label) => value.has(label))) {
+    throw new CoseInvalid('labels other than the key type needs');
+  }
   const [crv, curveName] = SUITES[algorithm].curve ?? [];
   if (crv !== undefined && value.get(-1) !== crv) throw new CoseInvalid(`curve is not ${curveName}`);
   const field: Field = (label, length) => {

@@ -16,7 +16,8 @@ export function decoyCredentialIds(key: Buffer, username: string): string[] {
   for (let i = 0; i < count; i++) {
     const length = DECOY_LENGTHS[(seed[1 + i] ?? 0) % DECOY_LENGTHS.length] ?? 32;
     // Two HMAC blocks hold the longest length (64 bytes).
-    const block = (n: number): Buffer => createHmac('sha256', key).update(`${i}:${n}:`).update(username, 'utf8').digest();
+    const block = (n: number): Buffer =>
+      createHmac('sha256', key).update(`${i}:${n}:`).update(username, 'utf8').digest();
     ids.push(Buffer.concat([block(0), block(1)]).subarray(0, length).toString('base64url'));
   }
   return ids;

@@ -45,14 +45,18 @@ export function readClientData(bytes: Uint8Array) {
     throw new WebAuthnRefused('client data not JSON');
   }
   if (!isPlainObject(parsed)) throw new WebAuthnRefused('client data not an object');
-  const { type, challenge, origin } = { type: parsed['type'], challenge: parsed['challenge'], origin: parsed['origin'] };
+  const { type, challenge, origin } = {
+    type: parsed['type'], challenge: parsed['challenge'], origin: parsed['origin'],
+  };
   if (type !== 'webauthn.create' && type !== 'webauthn.get') throw new WebAuthnRefused('client data type');
   if (typeof challenge !== 'string' || !BASE64URL.test(challenge)) throw new WebAuthnRefused('challenge not base64url');
   const challengeBytes = decodeBase64url(challenge);
   if (challengeBytes?.length !== CHALLENGE_BYTES) throw new WebAuthnRefused('challenge not 32 bytes of base64url');
   if (typeof origin !== 'string' || origin.length > 512) throw new WebAuthnRefused('origin not a string');
   // Our pages never run in another site's frame: a response made inside one is refused.
-  if (Object.hasOwn(parsed, 'crossOrigin') && parsed['crossOrigin'] !== false) throw new WebAuthnRefused('cross-origin');
+  if (Object.hasOwn(parsed, 'crossOrigin') && parsed['crossOrigin'] !== false) {
+    throw new WebAuthnRefused('cross-origin');
+  }
   if (Object.hasOwn(parsed, 'topOrigin')) throw new WebAuthnRefused('cross-origin');
   return { type, challenge: challengeBytes, origin };
 }
@@ -61,7 +65,9 @@ export function readClientData(bytes: Uint8Array) {
 function checkClientData(bytes: Uint8Array, type: ClientData['type'], expect: Expectation): void {
   const clientData = readClientData(bytes);
   if (clientData.type !== type) throw new WebAuthnRefused('client data type');
-  if (expect.challenge.length !== CHALLENGE_BYTES || !timingSafeEqual(clientData.challenge, expect.challenge)) throw new WebAuthnRefused('challenge');
+  if (expect.challenge.length !== CHALLENGE_BYTES || !timingSafeEqual(clientData.challenge, expect.challenge)) {
+    throw new WebAuthnRefused('challenge');
+  }
   if (!expect.isOriginAllowed(clientData.origin)) throw new WebAuthnRefused('origin');
 }
 
@@ -70,7 +76,9 @@ function refusingInvalid<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof CborInvalid || error instanceof CoseInvalid) throw new WebAuthnRefused(error.reason, { cause: error });
+    if (error instanceof CborInvalid || error instanceof CoseInvalid) {
+      throw new WebAuthnRefused(error.reason, { cause: error });
+    }
     throw error;
   }
 }
@@ -88,7 +96,9 @@ function readAuthenticatorData(bytes: Buffer, rpId: string) {
   // Step 7.1.14 / 7.2.17: the user was present.
   if ((flags & FLAG.UP) === 0) throw new WebAuthnRefused('user not present');
   // Section 6.1: a credential that cannot be backed up cannot be backed up.
-  if ((flags & FLAG.BE) === 0 && (flags & FLAG.BS) !== 0) throw new WebAuthnRefused('backup state without backup eligibility');
+  if ((flags & FLAG.BE) === 0 && (flags & FLAG.BS) !== 0) {
+    throw new WebAuthnRefused('backup state without backup eligibility');
+  }
   let position = AUTH_DATA_HEADER_BYTES;
   let attested: { credentialId: Buffer; publicKeyBytes: Buffer; publicKey: CosePublicKey } | undefined;
   if ((flags & FLAG.AT) !== 0) {
@@ -96,7 +106,9 @@ function readAuthenticatorData(bytes: Buffer, rpId: string) {
     if (bytes.length < position + 18) throw new WebAuthnRefused('attested credential data truncated');
     const idLength = bytes.readUInt16BE(position + 16);
     position += 18;
-    if (idLength === 0 || idLength > MAX_CREDENTIAL_ID_BYTES || bytes.length < position + idLength) throw new WebAuthnRefused('credential id length');
+    if (idLength === 0 || idLength > MAX_CREDENTIAL_ID_BYTES || bytes.length < position + idLength) {
+      throw new WebAuthnRefused('credential id length');
+    }
     const credentialId = Buffer.from(bytes.subarray(position, position + idLength));
     const { value, end } = refusingInvalid(() => decodeCborPrefix(bytes, position + idLength));
     const publicKeyBytes = Buffer.from(bytes.subarray(position + idLength, end));
@@ -117,7 +129,9 @@ function readAuthenticatorData(bytes: Buffer, rpId: string) {
  * Attestation formats of the WebAuthn registry. We ask for `none` and trust no list of makers, so
  * another format's statement is read within the CBOR limits, not verified: the key is trusted on first use.
  */
-export const KNOWN_ATTESTATION_FORMATS: readonly string[] = ['none', 'packed', 'tpm', 'android-key', 'android-safetynet', 'fido-u2f', 'apple', 'compound'];
+export const KNOWN_ATTESTATION_FORMATS: readonly string[] = [
+  'none', 'packed', 'tpm', 'android-key', 'android-safetynet', 'fido-u2f', 'apple', 'compound',
+];
 
 /**
  * Section 7.1: verifies a registration response for `expect` and returns the new credential (its
@@ -135,7 +149,9 @@ export function verifyRegistration(
   const fmt = attestation.get('fmt');
   const attStmt = attestation.get('attStmt');
   const authData = attestation.get('authData');
-  if (typeof fmt !== 'string' || !(attStmt instanceof Map) || !Buffer.isBuffer(authData)) throw new WebAuthnRefused(notAttestation);
+  if (typeof fmt !== 'string' || !(attStmt instanceof Map) || !Buffer.isBuffer(authData)) {
+    throw new WebAuthnRefused(notAttestation);
+  }
   if (!KNOWN_ATTESTATION_FORMATS.includes(fmt)) throw new WebAuthnRefused('attestation format unknown');
   // Section 8.7: the `none` format's statement is the empty map.
   if (fmt === 'none' && attStmt.size !== 0) throw new WebAuthnRefused('none attestation with a statement');
@@ -159,10 +175,14 @@ export function verifyAuthentication(
   const data = readAuthenticatorData(response.authenticatorData, expect.rpId);
   if (data.attested !== undefined) throw new WebAuthnRefused('attested credential data in an assertion');
   const clientDataHash = createHash('sha256').update(response.clientDataJSON).digest();
-  if (!verifyCoseSignature(expect.publicKey, Buffer.concat([response.authenticatorData, clientDataHash]), response.signature)) {
+  if (!verifyCoseSignature(
+    expect.publicKey, Buffer.concat([response.authenticatorData, clientDataHash]), response.signature,
+  )) {
     throw new WebAuthnRefused('signature');
   }
   // Checked after the signature, so the count is the authenticator's, not a forger's.
-  if (data.signCount !== 0 && data.signCount <= expect.storedSignCount) throw new WebAuthnRefused('sign count did not advance');
+  if (data.signCount !== 0 && data.signCount <= expect.storedSignCount) {
+    throw new WebAuthnRefused('sign count did not advance');
+  }
   return { signCount: data.signCount, isUserVerified: data.isUserVerified };
 }
