@@ -43,8 +43,11 @@ export function createApp(options: AppOptions) {
 
   const sendError = (req: IncomingMessage, res: ServerResponse, answer: PublicError): void => {
     // A body still arriving would be parsed as the next request: close (gracefully) instead.
-    if (bodyPolicy.closeIfBodyPending(req)) sendRawJson(res, answer.status, answer.json, Object.assign({}, answer.headers, { connection: 'close' }));
-    else sendPrepared(res, answer.prepared);
+    if (bodyPolicy.closeIfBodyPending(req)) {
+      sendRawJson(res, answer.status, answer.json, Object.assign({}, answer.headers, { connection: 'close' }));
+    } else {
+      sendPrepared(res, answer.prepared);
+    }
   };
 
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {
@@ -92,7 +95,9 @@ export function createApp(options: AppOptions) {
         const credentials = { cookieToken, queryToken: query['token'] || undefined };
         const ctx: RequestContext = { req, res, query, param: match.param, address, credentials };
         // Most requests announce no body and expect nothing: the handler runs at once.
-        const admitted = expectsContinue || announcesBody(req) ? bodyPolicy.admit(route.body, req, res, expectsContinue) : undefined;
+        const admitted = expectsContinue || announcesBody(req)
+          ? bodyPolicy.admit(route.body, req, res, expectsContinue)
+          : undefined;
         const pending = admitted === undefined ? route.handler(ctx) : admitted.then(() => route.handler(ctx));
         if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, path, error));
       }

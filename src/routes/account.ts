@@ -28,7 +28,10 @@ const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 })
  */
 export function accountRoutes(deps: RouteDeps): Route[] {
   const { config, store, session, hasher, throttle, logger, cookies } = deps;
-  const newPasswordBody = objectOf({ password: passwordChecker(1), newPassword: passwordChecker(config.minPasswordLength) });
+  const newPasswordBody = objectOf({
+    password: passwordChecker(1),
+    newPassword: passwordChecker(config.minPasswordLength),
+  });
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
   const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
 
@@ -43,7 +46,11 @@ export function accountRoutes(deps: RouteDeps): Route[] {
     const key = hashKeyOf(ctx.address, caller);
     const matches = await throttledMatch(deps, ctx, { username, password: body.password, hash: passwordHash, key });
     if (!matches) {
-      logger.warn('wrong current password on the account page', { event: 'login_failed', address: ctx.address, username });
+      logger.warn('wrong current password on the account page', {
+        event: 'login_failed',
+        address: ctx.address,
+        username,
+      });
       throw new WrongPassword();
     }
     // Uncount this attempt only: earlier failures (guessed codes among them) stay counted.
@@ -79,7 +86,11 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       });
       if (updated === undefined) throw new AuthRequired();
       deps.totp.forget(updated.username);
-      logger.info('password changed by its owner', { event: 'password_changed', address: ctx.address, username: updated.username });
+      logger.info('password changed by its owner', {
+        event: 'password_changed',
+        address: ctx.address,
+        username: updated.username,
+      });
       sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, caller.claims.amr) });
     } },
     { method: 'POST', path: '/api/auth/account/totp', body: 'json', async handler(ctx) {
@@ -123,7 +134,11 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         sendJson(ctx.res, 200, {});
         return;
       }
-      logger.info('TOTP removed by its owner', { event: 'totp_disabled', address: ctx.address, username: updated.username });
+      logger.info('TOTP removed by its owner', {
+        event: 'totp_disabled',
+        address: ctx.address,
+        username: updated.username,
+      });
       sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, amrWithout(caller.claims.amr, 'otp')) });
     } },
     { method: 'POST', path: '/api/auth/account/logout-everywhere', body: 'json', async handler(ctx) {
@@ -131,7 +146,11 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       await readJsonBody(ctx.req, config.maxBodyBytes);
       await store.change((view) => view.set(withNewSessions(stillSignedIn(deps, view, caller), nowSeconds())));
       deps.totp.forget(caller.user.username);
-      logger.info('every session ended by the account owner', { event: 'logout_everywhere', address: ctx.address, username: caller.user.username });
+      logger.info('every session ended by the account owner', {
+        event: 'logout_everywhere',
+        address: ctx.address,
+        username: caller.user.username,
+      });
       sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
     } },
     // Machine tokens (SECURITY.md "Machine tokens, groups and accounts without client settings"):
@@ -145,10 +164,21 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       const expiresAt = days === undefined ? undefined : createdAt + days * 86_400;
       await store.change((view) => {
         stillSignedIn(deps, view, caller);
-        addMachineToken(view, caller.user.username, { id, name, digest, createdAt, ...(expiresAt === undefined ? {} : { expiresAt }) });
+        addMachineToken(view, caller.user.username, {
+          id,
+          name,
+          digest,
+          createdAt,
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        });
       });
       // The id names the token in logs; the token itself is never logged.
-      logger.info('machine token created', { event: 'machine_token_created', username: caller.user.username, tokenId: id, address: ctx.address });
+      logger.info('machine token created', {
+        event: 'machine_token_created',
+        username: caller.user.username,
+        tokenId: id,
+        address: ctx.address,
+      });
       sendJson(ctx.res, 200, { id, name, token, expiresAt: ms(expiresAt) }, NO_STORE);
     } },
     { method: 'DELETE', path: '/api/auth/account/tokens/:id', body: 'none', async handler(ctx) {
@@ -160,7 +190,12 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         stillSignedIn(deps, view, caller);
         removeMachineToken(view, caller.user.username, id.value);
       });
-      logger.info('machine token revoked', { event: 'machine_token_revoked', username: caller.user.username, tokenId: id.value, address: ctx.address });
+      logger.info('machine token revoked', {
+        event: 'machine_token_revoked',
+        username: caller.user.username,
+        tokenId: id.value,
+        address: ctx.address,
+      });
       sendJson(ctx.res, 200, {});
     } },
   ];
@@ -168,7 +203,11 @@ export function accountRoutes(deps: RouteDeps): Route[] {
 
 /** `user` with a new session key: every token issued before stops working (SECURITY.md "Two-step sign-in"). */
 function withNewSessions(user: StoredUser, nowSeconds: number): StoredUser {
-  return { ...user, sessionKey: newSessionKey(), credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt) };
+  return {
+    ...user,
+    sessionKey: newSessionKey(),
+    credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt),
+  };
 }
 
 /** Seconds since the epoch as the account API shows them: milliseconds, null when none. */

@@ -161,7 +161,11 @@ async function withCode(api: AuthApi, ctx: RequestContext, body: AuthenticateBod
         });
   if (signedIn === undefined) {
     // The attempt stays counted: failed codes feed the throttle like wrong passwords.
-    api.logger.warn('login failed: wrong second factor', { event: 'login_failed', address: ctx.address, username: body.username });
+    api.logger.warn('login failed: wrong second factor', {
+      event: 'login_failed',
+      address: ctx.address,
+      username: body.username,
+    });
     throw new InvalidSecondFactor();
   }
   return { user: signedIn, secondFactor: use !== undefined && 'step' in use ? 'totp' : 'recovery code' };
@@ -191,7 +195,12 @@ async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
     sendJson(ctx.res, 200, { username: user.username });
     return;
   }
-  sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': api.cookies.issue(ctx, user) });
+  sendJson(
+    ctx.res,
+    200,
+    { success: true, username: user.username, level: user.level },
+    { 'set-cookie': api.cookies.issue(ctx, user) },
+  );
 }
 
 /** GET /api/auth/verify; spec section 4: the 401 carries configs and nothing else. */
@@ -253,7 +262,9 @@ async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const target = usernameFromPath(ctx.param);
   // The checked patch holds only the fields sent: username, level, client and groups go on as they are.
   const { password, totp, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
-  const passwordHash = password === undefined ? undefined : await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
+  const passwordHash = password === undefined
+    ? undefined
+    : await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
   const changes: UserChanges = {
     ...fields,
     ...(totp === false ? { removeTotp: true } : {}),
@@ -334,7 +345,13 @@ interface PasswordAttempt {
  */
 export function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
   // The comma keeps it apart from every address key: no X-Forwarded-For hop holds one.
-  if (caller !== undefined) return { client: `,account:${caller.user.username}`, network: `,account:${caller.user.username}`, isUncapped: true };
+  if (caller !== undefined) {
+    return {
+      client: `,account:${caller.user.username}`,
+      network: `,account:${caller.user.username}`,
+      isUncapped: true,
+    };
+  }
   const client = throttleKeyOf(address);
   return { client, network: networkKeyOf(client) };
 }

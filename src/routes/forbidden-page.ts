@@ -16,7 +16,9 @@ export interface ForbiddenPageContent {
   readonly switchAccountUrl?: string | undefined;
 }
 
-export type ForbiddenPage = (content: ForbiddenPageContent) => { readonly body: Buffer; readonly headers: Readonly<OutgoingHttpHeaders> };
+export type ForbiddenPage = (
+  content: ForbiddenPageContent,
+) => { readonly body: Buffer; readonly headers: Readonly<OutgoingHttpHeaders> };
 
 // The page is built once by the shell (its CSP, style and empty script never change); only the
 // text between these markers differs per answer, escaped, so the CSP's hashes stay true.
@@ -28,7 +30,12 @@ const SLOT = '\u0000gatehouse-forbidden-slot\u0000';
  * from the account is escaped.
  */
 export function buildForbiddenPage(sha256Base64: Sha256Base64): ForbiddenPage {
-  const template = buildPage({ title: 'Not allowed', body: `<h1>Not allowed</h1>\n${SLOT}`, script: '', style: 'ul.missing{margin:0 0 1rem;padding-left:1.25rem}' }, sha256Base64);
+  const template = buildPage({
+    title: 'Not allowed',
+    body: `<h1>Not allowed</h1>\n${SLOT}`,
+    script: '',
+    style: 'ul.missing{margin:0 0 1rem;padding-left:1.25rem}',
+  }, sha256Base64);
   const [before = '', after = ''] = template.body.toString('utf8').split(SLOT);
   const head = Buffer.from(before, 'utf8');
   const tail = Buffer.from(after, 'utf8');
@@ -37,15 +44,24 @@ export function buildForbiddenPage(sha256Base64: Sha256Base64): ForbiddenPage {
     if (content.missing.isAdministratorNeeded === true) needs.push('an administrator account');
     if (content.missing.groups !== undefined && content.missing.groups.length > 0) {
       const names = content.missing.groups.map((name) => `<code>${escapeHtml(name)}</code>`).join(', ');
-      needs.push(content.missing.groups.length === 1 ? `membership in the group ${names}` : `membership in one of the groups ${names}`);
+      needs.push(content.missing.groups.length === 1
+        ? `membership in the group ${names}`
+        : `membership in one of the groups ${names}`);
     }
-    if (content.missing.isSecondFactorNeeded === true) needs.push('a sign-in with a second factor (a code or a passkey)');
-    const list = needs.length === 0 ? '<p>This page is not open to your account.</p>' : `<p>This page needs:</p>\n<ul class="missing">\n${needs.map((need) => `<li>${need}</li>`).join('\n')}\n</ul>`;
+    if (content.missing.isSecondFactorNeeded === true) {
+      needs.push('a sign-in with a second factor (a code or a passkey)');
+    }
+    const list = needs.length === 0
+      ? '<p>This page is not open to your account.</p>'
+      : `<p>This page needs:</p>\n<ul class="missing">\n${needs.map((need) => `<li>${need}</li>`).join('\n')}\n</ul>`;
     const action =
       content.switchAccountUrl === undefined
         ? '<p class="muted">Ask an administrator for access.</p>'
         : `<p><a id="switch" href="${escapeHtml(content.switchAccountUrl)}">Sign in as someone else</a></p>\n<p class="muted">Or ask an administrator for access.</p>`;
-    const middle = Buffer.from(`<p>You are signed in as <strong id="username">${escapeHtml(content.username)}</strong>.</p>\n${list}\n${action}`, 'utf8');
+    const middle = Buffer.from(
+      `<p>You are signed in as <strong id="username">${escapeHtml(content.username)}</strong>.</p>\n${list}\n${action}`,
+      'utf8',
+    );
     const body = Buffer.concat([head, middle, tail]);
     return { body, headers: { ...template.headers, 'content-length': body.length } };
   };

@@ -2,7 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { hasSecondFactor, isTwoFactor } from '../auth/amr.js';
 import type { MachineTokenVerifier } from '../auth/machine-tokens.js';
 import type { Credentials, SessionAuthenticator } from '../auth/session.js';
-import { AuthRequired, SecondFactorRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel } from '../errors.js';
+import {
+  AuthRequired, SecondFactorRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel,
+} from '../errors.js';
 import { toPublicError, type PublicError } from '../http/errors.js';
 import { isVisibleAscii, percentEncodeHeaderValue } from '../http/header-value.js';
 import { parseQuery } from '../http/query.js';
@@ -63,7 +65,10 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
   const stopping = toPublicError(new ServiceStopping()).prepared;
   const secondFactorRequired = toPublicError(new SecondFactorRequired());
   // The 200 with its encoded headers hangs off the (immutable) stored user: one for a session, one for a token.
-  const allowedAnswers = { session: new WeakMap<StoredUser, PreparedAnswer>(), token: new WeakMap<StoredUser, PreparedAnswer>() };
+  const allowedAnswers = {
+    session: new WeakMap<StoredUser, PreparedAnswer>(),
+    token: new WeakMap<StoredUser, PreparedAnswer>(),
+  };
   const loggedUnknownLevels = new Set<string>();
   const now = deps.now ?? Date.now;
   let loopWarnedAt = -Infinity;
@@ -123,7 +128,10 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
       if (loggedUnknownLevels.size < MAX_LOGGED_UNKNOWN_LEVELS && !loggedUnknownLevels.has(askedLevel)) {
         loggedUnknownLevels.add(askedLevel);
         // Not `level`: that name is the log line's own severity field.
-        logger.warn('the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)', { askedLevel });
+        logger.warn(
+          'the forward URL asks for an unknown level; every request there gets 403 (use ADMINISTRATOR or USER)',
+          { askedLevel },
+        );
       }
       sendPrepared(res, unknownLevel);
       return;
@@ -205,7 +213,9 @@ function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
  */
 function credentialsOf(credentials: Credentials, headers: IncomingHttpHeaders): Credentials {
   if (credentials.cookieToken !== undefined) return credentials;
-  const original = tokenOfUri(headers['x-original-uri']) ?? tokenOfUri(headers['x-forwarded-uri']) ?? credentials.queryToken;
+  const original = tokenOfUri(headers['x-original-uri']) ??
+    tokenOfUri(headers['x-forwarded-uri']) ??
+    credentials.queryToken;
   if (original === undefined) return credentials;
   return { cookieToken: undefined, queryToken: isUrlTokenHonoured(headers) ? original : undefined };
 }
@@ -239,13 +249,17 @@ function tokenOfUri(uri: string | string[] | undefined): string | undefined {
 }
 
 /** Where to send a browser without a session (`login`, the hint, `rd`); undefined keeps the 401. */
-function loginLocation(login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[], mfaHint: string | undefined): string | undefined {
+function loginLocation(
+  login: string, headers: IncomingHttpHeaders, allowedHosts: readonly string[], mfaHint: string | undefined,
+): string | undefined {
   if (headers.accept?.includes('text/html') !== true || !isLoginTarget(login, allowedHosts)) return undefined;
   return withOriginalUrl(mfaHint === undefined ? login : withParameter(login, 'mfa', mfaHint), headers);
 }
 
 /** "Sign in as someone else" on the 403 page: the `logout` page beside a `login` target whose path ends in `login`. */
-function switchAccountUrlOf(login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[]): string | undefined {
+function switchAccountUrlOf(
+  login: string | undefined, headers: IncomingHttpHeaders, allowedHosts: readonly string[],
+): string | undefined {
   if (login === undefined || !isLoginTarget(login, allowedHosts)) return undefined;
   const path = pathOf(login);
   if (!/(?:^|\/)login$/.test(path)) return undefined;
@@ -321,7 +335,14 @@ function parsedUrl(text: string): URL | undefined {
  */
 function originalUrlOf(headers: IncomingHttpHeaders): string | undefined {
   const uri = forwardedUriOf(headers);
-  if (uri === undefined || !uri.startsWith('/') || uri.length > MAX_URL_LENGTH || !isVisibleAscii(uri)) return undefined;
+  if (
+    uri === undefined ||
+    !uri.startsWith('/') ||
+    uri.length > MAX_URL_LENGTH ||
+    !isVisibleAscii(uri)
+  ) {
+    return undefined;
+  }
   const proto = headers['x-forwarded-proto'];
   const host = forwardedHostOf(headers);
   if ((proto !== 'https' && proto !== 'http') || host === undefined || !isPlainHost(host)) return uri;
@@ -343,5 +364,11 @@ function headerText(value: string | string[] | undefined): string | undefined {
 /** A host and optional port, nothing that would change where a URL points. */
 function isPlainHost(host: string): boolean {
   if (host === '' || host.length > 300 || !isVisibleAscii(host)) return false;
-  return !host.includes('/') && !host.includes('\\') && !host.includes('@') && !host.includes('?') && !host.includes('#');
+  return (
+    !host.includes('/') &&
+    !host.includes('\\') &&
+    !host.includes('@') &&
+    !host.includes('?') &&
+    !host.includes('#')
+  );
 }

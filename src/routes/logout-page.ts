@@ -19,9 +19,13 @@ export function logoutPageRoutes(deps: Pick<RouteDeps, 'session' | 'revocations'
     { method: 'GET', path: '/logout', body: 'none', async handler(ctx) {
       // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.
       const caller = deps.session.checkAnyFactor(ctx.credentials);
-      if (!('refused' in caller) && deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
+      if (!('refused' in caller) && deps.revocations !== undefined) {
+        await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
+      }
       const rd = ctx.query['rd'];
-      const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd) ? `login?rd=${encodeURIComponent(rd)}` : 'login';
+      const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd)
+        ? `login?rd=${encodeURIComponent(rd)}`
+        : 'login';
       sendStatic(ctx.res, 303, EMPTY, {
         location,
         'set-cookie': deps.cookies.cleared(ctx),

@@ -6,7 +6,9 @@ import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
 import { addPasskey, recordPasskeyUse, removePasskey } from '../store/passkey-rules.js';
 import type { StoredUser } from '../store/users.js';
-import { checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeySignInBody, MAX_PASSKEYS } from '../validate/passkey.js';
+import {
+  checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeySignInBody, MAX_PASSKEYS,
+} from '../validate/passkey.js';
 import { CHALLENGE_LIMITS, type ChallengeEntry, type ChallengeStore } from '../webauthn/challenges.js';
 import { COSE_ALGORITHMS, decodeCoseKey } from '../webauthn/cose.js';
 import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
@@ -34,11 +36,14 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
 
   const relyingParty = (ctx: RequestContext): RelyingParty => {
     const rp = relyingPartyFor(deps.proxyTrust.browserHost(ctx.req), config.cookieDomain);
-    if (rp === undefined) throw new ValidationFailed([{ path: 'Host', message: 'must be a host name, for the passkey relying party' }]);
+    if (rp === undefined) {
+      throw new ValidationFailed([{ path: 'Host', message: 'must be a host name, for the passkey relying party' }]);
+    }
     return rp;
   };
 
-  const issue = (ctx: RequestContext, entry: ChallengeEntry): string => challenges.issue(entry, throttleKeyOf(ctx.address), deps.now()).toString('base64url');
+  const issue = (ctx: RequestContext, entry: ChallengeEntry): string =>
+    challenges.issue(entry, throttleKeyOf(ctx.address), deps.now()).toString('base64url');
 
   // Credential id -> account, rebuilt when the store has changed since it was last built.
   let index: { version: number; owners: Map<string, string> } | undefined;
@@ -77,13 +82,21 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       if (body.username !== undefined) {
         const passkeys = store.find(body.username)?.passkeys;
         // An account without passkeys answers like an unknown name: decoys, never an empty list.
-        allowCredentials = passkeys === undefined ? decoyCredentialIds(deps.decoyKey, body.username) : passkeys.map((passkey) => passkey.id);
+        allowCredentials = passkeys === undefined
+          ? decoyCredentialIds(deps.decoyKey, body.username)
+          : passkeys.map((passkey) => passkey.id);
       }
       const challenge = issue(ctx, { ceremony: 'get', username: body.username, userHandle: undefined });
       sendJson(
         ctx.res,
         200,
-        { challenge, timeout, rpId: rp.id, allowCredentials: allowCredentials.map((id) => ({ type: 'public-key', id })), userVerification: 'preferred' },
+        {
+          challenge,
+          timeout,
+          rpId: rp.id,
+          allowCredentials: allowCredentials.map((id) => ({ type: 'public-key', id })),
+          userVerification: 'preferred',
+        },
         NO_STORE,
       );
     } },
@@ -98,19 +111,45 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       const user = ownerOf(credential.id);
       const passkey = user?.passkeys?.find((held) => held.id === credential.id);
       if (user === undefined || passkey === undefined) throw refuse(ctx, 'unknown credential');
-      if (challenge.username !== undefined && challenge.username !== user.username) throw refuse(ctx, 'credential of another account than the options named');
-      if (response.userHandle != null && response.userHandle.toString('base64url') !== passkey.userHandle) throw refuse(ctx, 'user handle');
+      if (challenge.username !== undefined && challenge.username !== user.username) {
+        throw refuse(ctx, 'credential of another account than the options named');
+      }
+      if (response.userHandle != null && response.userHandle.toString('base64url') !== passkey.userHandle) {
+        throw refuse(ctx, 'user handle');
+      }
       const result = refusedAs(ctx, () => {
         const publicKey = decodeCoseKey(Buffer.from(passkey.publicKey, 'base64url'));
         return verifyAuthentication(
-          { clientDataJSON: response.clientDataJSON, authenticatorData: response.authenticatorData, signature: response.signature },
-          { challenge: clientData.challenge, rpId: rp.id, isOriginAllowed: rp.isOriginAllowed, publicKey, storedSignCount: passkey.signCount },
+          {
+            clientDataJSON: response.clientDataJSON,
+            authenticatorData: response.authenticatorData,
+            signature: response.signature,
+          },
+          {
+            challenge: clientData.challenge,
+            rpId: rp.id,
+            isOriginAllowed: rp.isOriginAllowed,
+            publicKey,
+            storedSignCount: passkey.signCount,
+          },
         );
       });
-      const current = await store.change((view) => recordPasskeyUse(view, user.username, passkey.id, result.signCount, nowSeconds()));
+      const current = await store.change(
+        (view) => recordPasskeyUse(view, user.username, passkey.id, result.signCount, nowSeconds()),
+      );
       if (current === undefined) throw refuse(ctx, 'passkey removed or used concurrently');
-      logger.info('passkey sign-in succeeded', { event: 'passkey_login_succeeded', address: ctx.address, username: current.username, isUserVerified: result.isUserVerified });
-      sendJson(ctx.res, 200, { success: true, username: current.username, level: current.level }, { 'set-cookie': cookies.issue(ctx, current, passkeyAmr(result.isUserVerified)) });
+      logger.info('passkey sign-in succeeded', {
+        event: 'passkey_login_succeeded',
+        address: ctx.address,
+        username: current.username,
+        isUserVerified: result.isUserVerified,
+      });
+      sendJson(
+        ctx.res,
+        200,
+        { success: true, username: current.username, level: current.level },
+        { 'set-cookie': cookies.issue(ctx, current, passkeyAmr(result.isUserVerified)) },
+      );
     } },
     { method: 'POST', path: '/api/auth/account/passkeys/options', body: 'json', async handler(ctx) {
       const caller = owner(ctx);
@@ -133,7 +172,11 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
           pubKeyCredParams: COSE_ALGORITHMS.map((alg) => ({ type: 'public-key', alg })),
           timeout,
           excludeCredentials: passkeys.map((passkey) => ({ type: 'public-key', id: passkey.id })),
-          authenticatorSelection: { residentKey: 'preferred', requireResidentKey: false, userVerification: 'preferred' },
+          authenticatorSelection: {
+            residentKey: 'preferred',
+            requireResidentKey: false,
+            userVerification: 'preferred',
+          },
           attestation: 'none',
           extensions: { credProps: true },
         },
@@ -148,17 +191,30 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       try {
         const clientData = readClientData(credential.response.clientDataJSON);
         const challenge = challenges.take(clientData.challenge, deps.now());
-        if (challenge?.ceremony !== 'create' || challenge.username !== caller.user.username || challenge.userHandle === undefined) {
+        if (
+          challenge?.ceremony !== 'create' ||
+          challenge.username !== caller.user.username ||
+          challenge.userHandle === undefined
+        ) {
           throw new WebAuthnRefused('challenge unknown, used or expired');
         }
         const verified = verifyRegistration(
-          { clientDataJSON: credential.response.clientDataJSON, attestationObject: credential.response.attestationObject, credentialId: Buffer.from(credential.rawId, 'base64url') },
+          {
+            clientDataJSON: credential.response.clientDataJSON,
+            attestationObject: credential.response.attestationObject,
+            credentialId: Buffer.from(credential.rawId, 'base64url'),
+          },
           { challenge: clientData.challenge, rpId: rp.id, isOriginAllowed: rp.isOriginAllowed },
         );
         added = { verified, userHandle: challenge.userHandle };
       } catch (error) {
         if (error instanceof WebAuthnRefused) {
-          logger.warn('passkey registration refused', { event: 'passkey_registration_refused', address: ctx.address, username: caller.user.username, reason: error.reason });
+          logger.warn('passkey registration refused', {
+            event: 'passkey_registration_refused',
+            address: ctx.address,
+            username: caller.user.username,
+            reason: error.reason,
+          });
           throw new PasskeyInvalid(error.reason, { cause: error });
         }
         throw error;
@@ -169,9 +225,20 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       const passkey = { id, name, publicKey, algorithm: verified.algorithm, signCount: verified.signCount, userHandle };
       const user = await store.change((view) => {
         stillSignedIn(deps, view, caller);
-        return addPasskey(view, store.list(), caller.user.username, { ...passkey, createdAt: nowSeconds() }, nowSeconds());
+        return addPasskey(
+          view,
+          store.list(),
+          caller.user.username,
+          { ...passkey, createdAt: nowSeconds() },
+          nowSeconds(),
+        );
       });
-      logger.info('passkey added', { event: 'passkey_added', username: user.username, passkeyId: id, address: ctx.address });
+      logger.info('passkey added', {
+        event: 'passkey_added',
+        username: user.username,
+        passkeyId: id,
+        address: ctx.address,
+      });
       // Every other session ends; this one goes on under a new cookie, made the way it was.
       sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr), ...NO_STORE });
     } },
@@ -183,7 +250,12 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         stillSignedIn(deps, view, caller);
         return removePasskey(view, caller.user.username, id.value, nowSeconds());
       });
-      logger.info('passkey removed', { event: 'passkey_removed', username: user.username, passkeyId: id.value, address: ctx.address });
+      logger.info('passkey removed', {
+        event: 'passkey_removed',
+        username: user.username,
+        passkeyId: id.value,
+        address: ctx.address,
+      });
       sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr) });
     } },
   ];

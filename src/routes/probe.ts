@@ -27,11 +27,22 @@ const REPORTED: ReadonlyMap<string, ReportedKey> = new Map([
  * value). It judges nothing and needs no session.
  */
 export function probeRoutes(): Route[] {
-  return [{ method: 'GET', path: '/api/auth/probe', body: 'none', handler: (ctx) => sendJson(ctx.res, 200, probeReportOf(ctx.req)) }];
+  return [{
+    method: 'GET',
+    path: '/api/auth/probe',
+    body: 'none',
+    handler: (ctx) => sendJson(ctx.res, 200, probeReportOf(ctx.req)),
+  }];
 }
 
 function probeReportOf(req: IncomingMessage): object {
-  const found: Record<ReportedKey, string[]> = { remoteUser: [], remoteLevel: [], remoteGroups: [], xOriginalUri: [], xForwardedUri: [] };
+  const found: Record<ReportedKey, string[]> = {
+    remoteUser: [],
+    remoteLevel: [],
+    remoteGroups: [],
+    xOriginalUri: [],
+    xForwardedUri: [],
+  };
   let truncated = false;
   let jwtCookie = false;
   const raw = req.rawHeaders;

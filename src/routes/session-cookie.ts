@@ -15,7 +15,9 @@ export interface SessionCookies {
 }
 
 /** The one place session cookies are made, for the Flood endpoints and the account API alike. */
-export function createSessionCookies(deps: { config: Config; codec: TokenCodec; proxyTrust: ProxyTrust; now: () => number }): SessionCookies {
+export function createSessionCookies(
+  deps: { config: Config; codec: TokenCodec; proxyTrust: ProxyTrust; now: () => number },
+): SessionCookies {
   const { config } = deps;
   const path = config.baseUri === '' ? '/' : config.baseUri;
   // Secure when configured, or when a trusted proxy says the client came over HTTPS.
@@ -25,8 +27,19 @@ export function createSessionCookies(deps: { config: Config; codec: TokenCodec; 
       const iat = Math.floor(deps.now() / 1000);
       // jti makes every token unique, so two logins in one second never share a token (and
       // revoking one on logout cannot end the other).
-      const token = deps.codec.sign({ username: user.username, iat, exp: iat + config.tokenTtlSeconds, sid: user.sessionKey, jti: newTokenId(), amr });
-      return sessionCookie(token, config.tokenTtlSeconds, deps.now(), { path, isSecure: isSecure(ctx), domain: config.cookieDomain });
+      const token = deps.codec.sign({
+        username: user.username,
+        iat,
+        exp: iat + config.tokenTtlSeconds,
+        sid: user.sessionKey,
+        jti: newTokenId(),
+        amr,
+      });
+      return sessionCookie(token, config.tokenTtlSeconds, deps.now(), {
+        path,
+        isSecure: isSecure(ctx),
+        domain: config.cookieDomain,
+      });
     },
     cleared(ctx) {
       return clearedSessionCookie({ path, isSecure: isSecure(ctx), domain: config.cookieDomain });
