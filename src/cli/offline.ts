@@ -1,9 +1,8 @@
 import { hashPassword } from '../auth/password.js';
-import { newSessionKey } from '../auth/session-key.js';
 import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
 import { SETTINGS, type Config, type SettingSpec } from '../config.js';
 import { ValidationFailed } from '../errors.js';
-import { addUser, changeUser, removeUser } from '../store/account-rules.js';
+import { addUser, changeUser, newAccount, removeUser } from '../store/account-rules.js';
 import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
 import { guardWrites, openDataDir } from '../store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from '../store/file-system.js';
@@ -206,16 +205,8 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
           client = valid(checkClientSettings, clientJson, 'client');
         }
         const passwordHash = await hashOf(input?.password ?? (await newPassword()));
-        await store.change((view) =>
-          addUser(view, {
-            username: name,
-            level,
-            passwordHash,
-            ...(client === undefined ? {} : { client }),
-            credentialsChangedAt: nowSeconds,
-            sessionKey: newSessionKey(),
-          }),
-        );
+        const fields = { username: name, level, passwordHash, ...(client === undefined ? {} : { client }) };
+        await store.change((view) => addUser(view, newAccount(fields, nowSeconds)));
         io.stdout.write(`added ${shown}\n`);
         return EXIT_OK;
       }

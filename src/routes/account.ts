@@ -1,14 +1,12 @@
 import { PASSWORD_ONLY, type Amr, type AmrValue } from '../auth/amr.js';
 import { accountStillSignedIn, requireProtectionChange } from '../auth/session.js';
-import { newSessionKey } from '../auth/session-key.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
 import { AuthRequired, MachineTokenNotFound, TotpAlreadyEnabled, WrongPassword } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
-import { changeUser } from '../store/account-rules.js';
+import { changeUser, withNewSessions } from '../store/account-rules.js';
 import { addMachineToken, removeMachineToken } from '../store/machine-token-rules.js';
-import type { StoredUser } from '../store/users.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf, type Checker } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
@@ -199,15 +197,6 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       sendJson(ctx.res, 200, {});
     } },
   ];
-}
-
-/** `user` with a new session key: every token issued before stops working (SECURITY.md "Two-step sign-in"). */
-function withNewSessions(user: StoredUser, nowSeconds: number): StoredUser {
-  return {
-    ...user,
-    sessionKey: newSessionKey(),
-    credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt),
-  };
 }
 
 /** Seconds since the epoch as the account API shows them: milliseconds, null when none. */

@@ -1,7 +1,6 @@
 import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import type { Caller } from '../auth/session.js';
-import { newSessionKey } from '../auth/session-key.js';
 import {
   AuthRequired,
   HostNotAllowed,
@@ -19,7 +18,7 @@ import { throttleKeyOf } from '../http/client-address.js';
 import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { networkKeyOf } from '../http/network-key.js';
 import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
-import { addUser, changeUser, removeUser, type UserChanges } from '../store/account-rules.js';
+import { addUser, changeUser, newAccount, removeUser, type UserChanges } from '../store/account-rules.js';
 import { accountSummaryOf } from '../store/account-summary.js';
 import type { StoredUser, UserView } from '../store/users.js';
 import {
@@ -183,7 +182,8 @@ async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
   const user = await api.store.change((view) => {
     if (caller !== undefined) assertStillAdministrator(api, view, caller);
     else if (view.size > 0) throw new AuthRequired(); // another first registration won the race
-    const created = newAccount(api, { username: body.username, level: body.level, passwordHash, client: body.client });
+    const fields = { username: body.username, level: body.level, passwordHash, client: body.client };
+    const created = newAccount(fields, nowSeconds(api));
     addUser(view, created);
     return created;
   });
@@ -245,7 +245,7 @@ async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const listed = groups === undefined || groups.length === 0 ? {} : { groups };
   await api.store.change((view) => {
     assertStillAdministrator(api, view, caller);
-    addUser(view, newAccount(api, { username, level, passwordHash, ...listed }));
+    addUser(view, newAccount({ username, level, passwordHash, ...listed }, nowSeconds(api)));
   });
   sendJson(ctx.res, 200, { username });
 }
@@ -289,11 +289,6 @@ async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 
 function nowSeconds(api: AuthApi): number {
   return Math.floor(api.now() / 1000);
-}
-
-/** A new account's record: its credentials changed now, under a session key of its own. */
-function newAccount(api: AuthApi, fields: Omit<StoredUser, 'credentialsChangedAt' | 'sessionKey'>): StoredUser {
-  return { ...fields, credentialsChangedAt: nowSeconds(api), sessionKey: newSessionKey() };
 }
 
 /** Re-checks, inside a store change, that the caller is still an administrator with a live session. */

@@ -7,6 +7,19 @@ import type { StoredUser, UserView } from './users.js';
 // The rules every change to accounts obeys, whether it comes over HTTP or from the
 // offline command line. Each runs inside UserStore.change, so it sees queued changes too.
 
+/** A new account's record: its credentials changed now, under a session key of its own. */
+export function newAccount(
+  fields: Omit<StoredUser, 'credentialsChangedAt' | 'sessionKey'>, nowSeconds: number,
+): StoredUser {
+  return { ...fields, credentialsChangedAt: nowSeconds, sessionKey: newSessionKey() };
+}
+
+/** `user` with a new session key: every token issued before stops working (a credential change ends sessions). */
+export function withNewSessions(user: StoredUser, nowSeconds: number): StoredUser {
+  const credentialsChangedAt = Math.max(nowSeconds, user.credentialsChangedAt);
+  return { ...user, credentialsChangedAt, sessionKey: newSessionKey() };
+}
+
 /** Adds a user; throws UsernameTaken. */
 export function addUser(view: UserView, user: StoredUser): void {
   if (view.has(user.username)) throw new UsernameTaken();
@@ -56,7 +69,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   const isTokenEnding = changes.passwordHash !== undefined || username !== user.username;
   const { groups: _groups, tokens: _tokens, totp: _totp, ...rest } = user;
   const groups = changes.groups ?? user.groups ?? [];
-  view.set({
+  const changed: StoredUser = {
     ...rest,
     username,
     level,
@@ -66,11 +79,8 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     ...(groups.length === 0 ? {} : { groups }),
     ...(isTokenEnding || user.tokens === undefined ? {} : { tokens: user.tokens }),
     ...(isTotpRemoved || user.totp === undefined ? {} : { totp: user.totp }),
-    credentialsChangedAt: isCredentialChange
-      ? Math.max(nowSeconds, user.credentialsChangedAt)
-      : user.credentialsChangedAt,
-    sessionKey: isCredentialChange ? newSessionKey() : user.sessionKey,
-  });
+  };
+  view.set(isCredentialChange ? withNewSessions(changed, nowSeconds) : changed);
 }
 
 function sameGroups(a: readonly string[], b: readonly string[]): boolean {

@@ -1,6 +1,6 @@
-import { newSessionKey } from '../auth/session-key.js';
 import { PasskeyNotFound, PasskeyTaken, TooManyPasskeys, UserNotFound } from '../errors.js';
 import { MAX_PASSKEYS, type StoredPasskey } from '../validate/passkey.js';
+import { withNewSessions } from './account-rules.js';
 import type { StoredUser, UserView } from './users.js';
 
 // The rules for an account's passkeys. Adding or removing one is a credential change (INTERFACE.md
@@ -29,12 +29,8 @@ export function addPasskey(
   if (passkeys.some((held) => held.id === passkey.id) || ownerOf(view, everyone, passkey.id) !== undefined) {
     throw new PasskeyTaken();
   }
-  const changed: StoredUser = {
-    ...user,
-    passkeys: Object.freeze([...passkeys, Object.freeze(passkey)]),
-    credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt),
-    sessionKey: newSessionKey(),
-  };
+  const added = Object.freeze([...passkeys, Object.freeze(passkey)]);
+  const changed = withNewSessions({ ...user, passkeys: added }, nowSeconds);
   view.set(changed);
   return changed;
 }
@@ -47,11 +43,10 @@ export function removePasskey(view: UserView, username: string, id: string, nowS
   const remaining = passkeys.filter((passkey) => passkey.id !== id);
   if (remaining.length === passkeys.length) throw new PasskeyNotFound();
   const { passkeys: _passkeys, ...rest } = user;
-  const changed: StoredUser = {
-    ...(remaining.length === 0 ? rest : { ...rest, passkeys: Object.freeze(remaining) }),
-    credentialsChangedAt: Math.max(nowSeconds, user.credentialsChangedAt),
-    sessionKey: newSessionKey(),
-  };
+  const changed = withNewSessions(
+    remaining.length === 0 ? rest : { ...rest, passkeys: Object.freeze(remaining) },
+    nowSeconds,
+  );
   view.set(changed);
   return changed;
 }
