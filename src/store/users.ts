@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import { checkUsername } from '../validate/auth.js';
 import {
-  fail, integerIn, isPlainObject, objectOf, optional, pass, stringOf, type Checker, type CheckedType,
+  fail, integerIn, isPlainObject, matching, objectOf, optional, pass, stringOf, type CheckedType,
 } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
@@ -26,11 +26,6 @@ export const USERS_FORMAT = 2;
 const FORMAT_1_FIELDS: ReadonlySet<string> = new Set([
   'username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey',
 ]);
-
-const matching =
-  (format: RegExp, what: string): Checker<string> =>
-  (input, path) =>
-    typeof input === 'string' && format.test(input) ? pass(input) : fail(path, `is not ${what}`);
 
 /**
  * An account's TOTP (SECURITY.md "Two-step sign-in"): the seed sealed with the seal key, the
