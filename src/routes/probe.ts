@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { readCookie } from '../http/cookies.js';
 import { sendJson } from '../http/respond.js';
 import type { Route } from './context.js';
 
@@ -49,7 +50,8 @@ function probeReportOf(req: IncomingMessage): object {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] ?? '').toLowerCase().replaceAll('_', '-');
     const value = raw[i + 1] ?? '';
-    if (name === 'cookie') jwtCookie ||= hasJwtCookie(value);
+    // Any value, even empty: named `jwt` as the session cookie is read (SP/HTAB around the name only).
+    if (name === 'cookie') jwtCookie ||= readCookie(value, 'jwt') !== undefined;
     const key = REPORTED.get(name);
     if (key === undefined) continue;
     const values = found[key];
@@ -62,15 +64,6 @@ function probeReportOf(req: IncomingMessage): object {
     values.push(shown.slice(0, MAX_VALUE_LENGTH));
   }
   return { probe: 'gatehouse', ...found, jwtCookie, truncated };
-}
-
-/** True when a Cookie header holds a pair named `jwt` (any value, even empty; any spacing). */
-function hasJwtCookie(header: string): boolean {
-  for (const pair of header.split(';')) {
-    const equals = pair.indexOf('=');
-    if (equals >= 0 && pair.slice(0, equals).trim() === 'jwt') return true;
-  }
-  return false;
 }
 
 /** The URI with every query value removed (`/p?a=&token=`): the names show what was there, no value can leak. */
