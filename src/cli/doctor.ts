@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { percentEncodeHeaderValue } from '../http/header-value.js';
+import { isPlainObject } from '../validate/check.js';
 import { parseFlags, wholeNumberFlag, type CliIo } from './commands.js';
 import { cookieProblem, parseSetCookie } from './doctor-cookie.js';
 import { exchange, ExchangeFailed, type Exchange } from './doctor-http.js';
@@ -141,14 +142,10 @@ function shown(text: string, max = 160): string {
 
 const placeOf = (url: URL): string => shown(url.origin + url.pathname);
 
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Gatehouse's refusal body: `{code, message}`. */
 function refusalCode(answer: Exchange): string | undefined {
   const body = answer.json;
-  return isJsonObject(body) && typeof body['code'] === 'string' && typeof body['message'] === 'string'
+  return isPlainObject(body) && typeof body['code'] === 'string' && typeof body['message'] === 'string'
     ? body['code']
     : undefined;
 }
@@ -264,7 +261,7 @@ async function followToSignIn(app: URL, ask: Ask): Promise<{ outcome: Outcome; l
     // Gatehouse's sign-in page calls api/auth/verify beside it: that answers as only Gatehouse does.
     const verify = await ask(new URL('api/auth/verify', url), { accept: API_ACCEPT });
     if (typeof verify === 'string') return failed(`the browser was sent to ${placeOf(url)}, but api/auth/verify beside it could not be asked`);
-    if (!isJsonObject(verify.json) || !isJsonObject(verify.json['configs'])) {
+    if (!isPlainObject(verify.json) || !isPlainObject(verify.json['configs'])) {
       return failed(`the browser was sent to ${placeOf(url)}, but that is not Gatehouse's sign-in page (api/auth/verify beside it answered ${verify.status}, not Gatehouse). Fix: route ${shown(url.pathname)} and the api/auth/ beside it to Gatehouse without forward auth`);
     }
     return { outcome: ok(`a browser is sent to Gatehouse's sign-in page at ${placeOf(url)}${hop > 1 ? ` (${hop} redirects)` : ''}`), loginPage: url };
@@ -296,7 +293,7 @@ async function signInAt(
     if (answer.status === 429) return { outcome: fail(`too many failed sign-ins; wait ${shown(String(answer.headers['retry-after'] ?? 'a while'))} seconds`) };
     return { outcome: fail(`POST ${placeOf(url)} answered ${answer.status}${code === undefined ? ', not Gatehouse' : ` ${shown(code)}`}. Fix: route ${shown(url.pathname.replace(/authenticate$/, ''))} to Gatehouse without forward auth`) };
   }
-  const body = isJsonObject(answer.json) ? answer.json : {};
+  const body = isPlainObject(answer.json) ? answer.json : {};
   const username = typeof body['username'] === 'string' ? body['username'] : credentials.username;
   const level = body['level'] === 10 || body['level'] === 'ADMINISTRATOR' ? 'ADMINISTRATOR' : 'USER';
   const cookie = (answer.headers['set-cookie'] ?? [])
@@ -385,7 +382,7 @@ async function askProbe(
   }
   const answer = await ask(probeUrl, headers);
   if (typeof answer === 'string') return answer;
-  if (answer.status !== 200 || !isJsonObject(answer.json) || answer.json['probe'] !== 'gatehouse') {
+  if (answer.status !== 200 || !isPlainObject(answer.json) || answer.json['probe'] !== 'gatehouse') {
     return `signed in, the probe path ${place} answered ${answer.status}, not Gatehouse's probe. Fix: route ${place} like the app but to Gatehouse's api/auth/probe (docs/doctor.md)`;
   }
   return answer.json;
