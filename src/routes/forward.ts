@@ -38,7 +38,7 @@ export interface ForwardRouteDeps {
 // Far above any URL of the apps behind the gate; a token is at most 4,096 characters.
 const MAX_URL_LENGTH = 8192;
 // nginx's default proxy_buffer_size (4 KiB) turns a longer Location into a 502: a longer `rd` is left out.
-const MAX_RD_LENGTH = 2048;
+export const MAX_RD_LENGTH = 2048;
 // The endpoint is public: a stranger's made-up levels must not use up the warnings an operator's typo needs.
 const MAX_LOGGED_UNKNOWN_LEVELS = 32;
 // Anyone can ask for the login page while it is gated: the warning says so at most this often.

@@ -1,10 +1,8 @@
 import { isVisibleAscii } from '../http/header-value.js';
 import { sendStatic } from '../http/respond.js';
 import type { Route, RouteDeps } from './context.js';
+import { MAX_RD_LENGTH } from './forward.js';
 
-
-// The same cap the forward endpoint puts on the rd it hands out.
-const MAX_RD_LENGTH = 2048;
 const EMPTY = Buffer.alloc(0);
 
 /**
