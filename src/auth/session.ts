@@ -24,6 +24,16 @@ export function requireProtectionChange(caller: Caller): Caller {
   return caller;
 }
 
+/**
+ * requireProtectionChange for adding a passkey: once the account has a second factor, only a
+ * two-factor session (isTwoFactor). A passkey without user verification is one factor, and could
+ * otherwise add one that claims verification and sign in with two.
+ */
+export function requirePasskeyAddition(caller: Caller): Caller {
+  if (hasSecondFactor(caller.user) && !isTwoFactor(caller.claims.amr)) throw new SecondFactorSessionRequired();
+  return caller;
+}
+
 export interface Credentials {
   /** The `jwt` cookie's value, if the request has a non-empty one. */
   readonly cookieToken: string | undefined;

@@ -1,5 +1,5 @@
 import { passkeyAmr } from '../auth/amr.js';
-import { requireProtectionChange } from '../auth/session.js';
+import { requirePasskeyAddition, requireProtectionChange } from '../auth/session.js';
 import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
@@ -73,6 +73,8 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
   // Any factor while the account has none: with two factors required of administrators, this
   // is where one sets them up. Once it has one, only a session made with one changes them.
   const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
+  // Adding one then needs two factors (SECURITY.md "Second factors are changed only with a second factor").
+  const adder = (ctx: RequestContext) => requirePasskeyAddition(session.authenticateAnyFactor(ctx.credentials));
 
   return [
     { method: 'POST', path: '/api/auth/passkey/options', body: 'json', async handler(ctx) {
@@ -152,7 +154,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       );
     } },
     { method: 'POST', path: '/api/auth/account/passkeys/options', body: 'json', async handler(ctx) {
-      const caller = owner(ctx);
+      const caller = adder(ctx);
       // Nothing is read from a body; one sent (`{}`) is accepted and dropped.
       await readJsonBody(ctx.req, config.maxBodyBytes);
       const rp = relyingParty(ctx);
@@ -184,7 +186,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       );
     } },
     { method: 'POST', path: '/api/auth/account/passkeys', body: 'json', async handler(ctx) {
-      const caller = owner(ctx);
+      const caller = adder(ctx);
       const { name, credential } = await readCheckedBody(ctx, checkNewPasskeyBody, config.maxBodyBytes);
       const rp = relyingParty(ctx);
       let added;

@@ -7,6 +7,7 @@ import { decodeBase32 } from '../../src/auth/base32.js';
 import { hotp, totpCode, totpStep } from '../../src/auth/totp.js';
 import { createUser, login, startPopulatedServer, type TestUser } from '../helpers/api.js';
 import { addPasskey, HEADERS, newAuthenticator, signIn } from '../helpers/passkeys.js';
+import { FLAGS } from '../helpers/soft-authenticator.js';
 import type { TestResponse, TestServer } from '../helpers/server.js';
 
 const codeOf = (response: TestResponse): unknown => (response.json as { code?: unknown } | undefined)?.code;
@@ -68,6 +69,33 @@ describe('a password-only session on an account with a second factor', () => {
     assert.equal(confirmed.status, 200, confirmed.text);
     assert.deepEqual(amrOf(confirmed.cookieToken), ['pwd', 'otp']);
     const added = await addPasskey(server, confirmed.cookieToken ?? '', newAuthenticator());
+    assert.equal(added.status, 200, added.text);
+  });
+
+  it('a passkey session without user verification (one factor) cannot add a passkey that would claim it', async () => {
+    const user = await createUser(server, root.token);
+    const owner = newAuthenticator();
+    assert.equal((await addPasskey(server, user.token, owner, { overrides: { flags: FLAGS.UP | FLAGS.AT } })).status, 200);
+    const present = await signIn(server, owner, { overrides: { flags: FLAGS.UP } });
+    assert.equal(present.status, 200, present.text);
+    assert.deepEqual(amrOf(present.cookieToken), ['hwk']);
+    const token = present.cookieToken ?? '';
+    const gate = { path: '/api/auth/forward?mfa=1', token };
+    assert.equal((await server.request(gate)).status, 401);
+    const refused = {
+      'ask to add a passkey': await post(server, '/api/auth/account/passkeys/options', token),
+      'add a passkey': await post(server, '/api/auth/account/passkeys', token, { name: 'attacker', credential: {} }),
+    };
+    for (const [what, answer] of Object.entries(refused)) {
+      assert.equal(answer.status, 403, `${what}: ${answer.text}`);
+      assert.equal(codeOf(answer), 'SECOND_FACTOR_SESSION_REQUIRED', what);
+    }
+    // TOTP set-up asks for the password, so that request shows two factors: still allowed.
+    assert.equal((await post(server, '/api/auth/account/totp', token, { password: user.password })).status, 200);
+    // A passkey that verified its user is two factors, and may add one.
+    const verified = await signIn(server, owner);
+    assert.deepEqual(amrOf(verified.cookieToken), ['hwk', 'user']);
+    const added = await addPasskey(server, verified.cookieToken ?? '', newAuthenticator(), { name: 'phone' });
     assert.equal(added.status, 200, added.text);
   });
 
