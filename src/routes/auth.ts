@@ -336,11 +336,11 @@ interface PasswordAttempt {
 /**
  * The hash queue's key for a request (SECURITY.md "Login storms"): an administrator's work queues
  * as that account, without the per-client caps (a script adding users in parallel is normal);
- * anyone else's under the throttle's client key and its network.
+ * anyone else's, signed in or not, under the throttle's client key and its network.
  */
 export function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
   // The comma keeps it apart from every address key: no X-Forwarded-For hop holds one.
-  if (caller !== undefined) {
+  if (caller !== undefined && isAdministrator(caller.user.level)) {
     return {
       client: `,account:${caller.user.username}`,
       network: `,account:${caller.user.username}`,

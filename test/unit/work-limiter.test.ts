@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createWorkLimiter, type WorkKey } from '../../src/auth/work-limiter.js';
+import type { Caller } from '../../src/auth/session.js';
 import { ServerBusy } from '../../src/errors.js';
+import { hashKeyOf } from '../../src/routes/auth.js';
+import type { StoredUser } from '../../src/store/users.js';
 
 interface Deferred<T> {
   readonly promise: Promise<T>;
@@ -325,6 +328,28 @@ describe('createWorkLimiter and uncapped work', () => {
     await Promise.all([...tasks, other]);
     assert.equal(order.length, 7);
     assert.ok(order.indexOf('other') <= 1, `the other client waited behind the administrator: ${order.join(', ')}`);
+  });
+});
+
+describe('hashKeyOf', () => {
+  const callerAt = (username: string, level: number): Caller => ({
+    user: { username, level } as unknown as StoredUser,
+    token: '',
+    claims: { username, iat: 0, exp: 1 },
+  });
+
+  it("exempts an administrator's own hashes from the per-client caps, as that account", () => {
+    assert.deepEqual(hashKeyOf('203.0.113.7', callerAt('root', 10)), {
+      client: ',account:root',
+      network: ',account:root',
+      isUncapped: true,
+    });
+  });
+
+  it("keys any other signed-in caller's hashes by its address and network, capped as a sign-in", () => {
+    const key = hashKeyOf('203.0.113.7', callerAt('alice', 5));
+    assert.deepEqual(key, hashKeyOf('203.0.113.7', undefined));
+    assert.notEqual(key.isUncapped, true);
   });
 });
 
