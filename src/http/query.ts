@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 
-// Every parameter the service reads (`token`, `cookie`, `level`, `login`) is among the first few a
-// client sends; the cap bounds the parser's work before any credential is checked.
+// Every parameter the service reads (`token`, `cookie`, `level`, `group`, `mfa`, `tokens`, `basic`,
+// `login`, `rd`) is among the first few a client sends; the cap bounds the parser's work before any
+// credential is checked.
 export const MAX_QUERY_PAIRS = 64;
 
 /**

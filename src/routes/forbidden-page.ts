@@ -20,14 +20,14 @@ export type ForbiddenPage = (
   content: ForbiddenPageContent,
 ) => { readonly body: Buffer; readonly headers: Readonly<OutgoingHttpHeaders> };
 
-// The page is built once by the shell (its CSP, style and empty script never change); only the
+// The page is built once by the shell (its CSP, style and do-nothing script never change); only the
 // text between these markers differs per answer, escaped, so the CSP's hashes stay true.
 const SLOT = '\u0000gatehouse-forbidden-slot\u0000';
 
 /**
  * The 403 a browser sees at the gate: who is signed in, what the page asks for that the account
- * lacks, and a link to sign in as someone else. No script, nothing loaded; every piece of text
- * from the account is escaped.
+ * lacks, and a link to sign in as someone else. No script of its own (only the shell's empty
+ * wrapper, allowed by hash), nothing loaded; every piece of text from the account is escaped.
  */
 export function buildForbiddenPage(sha256Base64: Sha256Base64): ForbiddenPage {
   const template = buildPage({

@@ -83,7 +83,7 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
     return filter;
   };
 
-  /** A 401 (or a 403 for two factors): a Basic challenge, a redirect to `login=`, or the JSON refusal. */
+  /** A 401 (AuthRequired or SecondFactorRequired): a Basic challenge, a redirect to `login=`, or the JSON refusal. */
   const refuse = (ctx: RequestContext, answer: PublicError, hint: string | undefined): void => {
     const { res, req } = ctx;
     if (ctx.query['basic'] === '1') {
@@ -349,6 +349,8 @@ function originalUrlOf(headers: IncomingHttpHeaders): string | undefined {
   return `${proto}://${host}${uri}`;
 }
 
+// X-Forwarded-Uri first, while credentialsOf looks for a token in X-Original-URI first: the shipped
+// snippets set exactly one of the two and remove the other, so the orders never disagree there.
 function forwardedUriOf(headers: IncomingHttpHeaders): string | undefined {
   return headerText(headers['x-forwarded-uri']) ?? headerText(headers['x-original-uri']);
 }
