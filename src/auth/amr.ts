@@ -2,7 +2,7 @@
  * How a session was made (RFC 8176 `amr` values we issue): `pwd` a password, `otp` a TOTP or
  * recovery code, `hwk` a passkey, `user` the authenticator verified the user (PIN, biometric).
  */
-export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'user'] as const;
+const AMR_VALUES = ['pwd', 'otp', 'hwk', 'user'] as const;
 export type AmrValue = (typeof AMR_VALUES)[number];
 export type Amr = readonly AmrValue[];
 

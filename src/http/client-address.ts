@@ -26,7 +26,7 @@ export function throttleKeyOf(address: string): string {
  * and `[2001:db8::5]` lose port and brackets). Anything else (`unknown`, RFC 7239's `_hidden`) is keyed on
  * its own text, at most 64 characters, each outside printable ASCII as `?`: safe in a log line, never the proxy.
  */
-export function parseHop(text: string): string {
+function parseHop(text: string): string {
   if (isIP(text) !== 0) return normalizeAddress(text);
   const split = splitHostPort(text);
   // A hop's port, when it has a colon, is not empty: `203.0.113.9:` is keyed on its text.

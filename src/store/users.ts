@@ -146,7 +146,7 @@ const serializeUser = (user: StoredUser): string =>
   });
 
 /** True when an account cannot be written as format 1: it lacks client settings or holds a newer field. */
-export function needsNewerFormat(user: StoredUser): boolean {
+function needsNewerFormat(user: StoredUser): boolean {
   if (user.client === undefined) return true;
   for (const [key, value] of Object.entries(user)) if (value !== undefined && !FORMAT_1_FIELDS.has(key)) return true;
   return false;

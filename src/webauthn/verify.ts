@@ -129,7 +129,7 @@ function readAuthenticatorData(bytes: Buffer, rpId: string) {
  * Attestation formats of the WebAuthn registry. We ask for `none` and trust no list of makers, so
  * another format's statement is read within the CBOR limits, not verified: the key is trusted on first use.
  */
-export const KNOWN_ATTESTATION_FORMATS: readonly string[] = [
+const KNOWN_ATTESTATION_FORMATS: readonly string[] = [
   'none', 'packed', 'tpm', 'android-key', 'android-safetynet', 'fido-u2f', 'apple', 'compound',
 ];
 
