@@ -22,7 +22,7 @@ const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 })
 /**
  * The caller's own account (INTERFACE.md "The caller's own account"): any valid session of the
  * account, never a machine token, and open to an administrator's one-factor session even when
- * administrators need two factors (this is where they set one up).
+ * administrators need two factors (this is where they set one up), but for making a machine token.
  */
 export function accountRoutes(deps: RouteDeps): Route[] {
   const { config, store, session, hasher, throttle, logger, cookies } = deps;
@@ -153,7 +153,9 @@ export function accountRoutes(deps: RouteDeps): Route[] {
     } },
     // Machine tokens (SECURITY.md "Machine tokens, groups and accounts without client settings"):
     // made and revoked by a session only; a machine token arrives in Authorization, which nothing
-    // here reads, so no token can make or remove tokens.
+    // here reads, so no token can make or remove tokens. Making one takes a session that passes
+    // `--require-mfa-for-admins` (authenticate): a token passes `tokens=1` with no second factor.
+    // Revoking takes any session of the account, so a leaked token can always be revoked.
     { method: 'POST', path: '/api/auth/account/tokens', body: 'json', async handler(ctx) {
       const caller = requireProtectionChange(session.authenticate(ctx.credentials));
       const { name, days } = await readCheckedBody(ctx, checkNewMachineTokenBody, config.maxBodyBytes);
@@ -180,7 +182,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       sendJson(ctx.res, 200, { id, name, token, expiresAt: ms(expiresAt) }, NO_STORE);
     } },
     { method: 'DELETE', path: '/api/auth/account/tokens/:id', body: 'none', async handler(ctx) {
-      const caller = session.authenticate(ctx.credentials);
+      const caller = session.authenticateAnyFactor(ctx.credentials);
       // A malformed id names no token: the same 404 as an unknown one.
       const id = checkMachineTokenId(ctx.param ?? '', 'id');
       if (!id.ok) throw new MachineTokenNotFound();

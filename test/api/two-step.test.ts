@@ -309,7 +309,7 @@ describe('the gate asks for two factors where told', () => {
     const user = await createUser(server, root.token);
     const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'ci' });
     const bearer = { authorization: `Bearer ${(made.json as { token: string }).token}` };
-    assert.equal((await forward(server, undefined, '', bearer)).status, 200);
+    assert.equal((await forward(server, undefined, '?tokens=1', bearer)).status, 200);
     const refused = await forward(server, undefined, '?mfa=1', bearer);
     assert.deepEqual([refused.status, codeOf(refused)], [401, 'SECOND_FACTOR_REQUIRED']);
     assert.equal((await forward(server, undefined, '?mfa=1&basic=1', bearer)).headers['www-authenticate'], 'Basic realm="Gatehouse"');
@@ -364,6 +364,32 @@ describe('--require-mfa-for-admins', () => {
     const user = await createUser(server, token);
     assert.equal((await forward(server, user.token, '')).status, 200, 'a USER session is not affected');
     assert.equal((await verify(server, user.token)).status, 200);
+  });
+});
+
+describe('machine tokens under --require-mfa-for-admins', () => {
+  let server: TestServer;
+  let root: TestUser;
+  before(async () => {
+    ({ server, root } = await startPopulatedServer({ GATEHOUSE_REQUIRE_MFA_FOR_ADMINS: 'true' }));
+  });
+  after(() => server.close());
+
+  it("an administrator's one-factor session cannot make a machine token (it would pass the gate) but can revoke one", async () => {
+    const { token: rootToken } = await enrol(server, root);
+    const user = await createUser(server, rootToken);
+    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'backup' });
+    assert.equal(made.status, 200, made.text);
+    const { id, token: machineToken } = made.json as { id: string; token: string };
+    assert.equal((await updateUser(server, rootToken, user.username, { level: 10 })).status, 200);
+    const oneFactor = (await login(server, user.username, user.password)).cookieToken;
+    assert.deepEqual(claimsOf(oneFactor)['amr'], ['pwd']);
+    const bearer = { authorization: `Bearer ${machineToken}` };
+    assert.equal((await forward(server, undefined, '?tokens=1', bearer)).status, 200);
+    assert.equal((await post(server, '/api/auth/account/tokens', oneFactor, { name: 'more' })).status, 401);
+    const revoked = await server.request({ method: 'DELETE', path: `/api/auth/account/tokens/${id}`, ...(oneFactor === undefined ? {} : { token: oneFactor }) });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal((await forward(server, undefined, '?tokens=1', bearer)).status, 401);
   });
 });
 

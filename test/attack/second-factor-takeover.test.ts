@@ -57,6 +57,12 @@ describe('a password-only session on an account with a second factor', () => {
     // The owner's passkey still signs in, and its session may change them.
     const owners = await signIn(server, owner);
     assert.equal(owners.status, 200, owners.text);
+    // Revoking a machine token only closes a way in: any session of the account may.
+    const made = await post(server, '/api/auth/account/tokens', owners.cookieToken, { name: 'monitor' });
+    assert.equal(made.status, 200, made.text);
+    const tokenId = (made.json as { id: string }).id;
+    const revoked = await server.request({ method: 'DELETE', path: `/api/auth/account/tokens/${tokenId}`, headers: HEADERS, token: stolen.cookieToken ?? '' });
+    assert.equal(revoked.status, 200, revoked.text);
     const second = await addPasskey(server, owners.cookieToken ?? '', newAuthenticator(), { name: 'phone' });
     assert.equal(second.status, 200, second.text);
   });
