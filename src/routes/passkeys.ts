@@ -227,13 +227,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       const passkey = { id, name, publicKey, algorithm: verified.algorithm, signCount: verified.signCount, userHandle };
       const user = await store.change((view) => {
         stillSignedIn(deps, view, caller);
-        return addPasskey(
-          view,
-          store.list(),
-          caller.user.username,
-          { ...passkey, createdAt: nowSeconds() },
-          nowSeconds(),
-        );
+        return addPasskey(view, caller.user.username, { ...passkey, createdAt: nowSeconds() }, nowSeconds());
       });
       logger.info('passkey added', {
         event: 'passkey_added',

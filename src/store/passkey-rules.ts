@@ -6,29 +6,22 @@ import type { StoredUser, UserView } from './users.js';
 // The rules for an account's passkeys. Adding or removing one is a credential change (INTERFACE.md
 // "The caller's own account"): the session key is replaced, so every other session ends.
 
-/** The account in `view` holding the credential `id`, if any. A linear scan: used inside changes only. */
-function ownerOf(view: UserView, users: Iterable<StoredUser>, id: string): StoredUser | undefined {
-  for (const listed of users) {
-    const user = view.get(listed.username);
-    if (user?.passkeys?.some((passkey) => passkey.id === id) === true) return user;
-  }
-  return undefined;
+/** Whether an account in `view`, its batch's changes included, holds the credential `id`. A linear scan. */
+function isHeld(view: UserView, id: string): boolean {
+  for (const user of view.values()) if (user.passkeys?.some((passkey) => passkey.id === id) === true) return true;
+  return false;
 }
 
 /**
  * Adds a passkey; throws UserNotFound, TooManyPasskeys, or PasskeyTaken when any account already
- * has that credential id (WebAuthn section 7.1 step 26). `everyone` lists the accounts to search.
+ * has that credential id (WebAuthn section 7.1 step 26).
  */
-export function addPasskey(
-  view: UserView, everyone: Iterable<StoredUser>, username: string, passkey: StoredPasskey, nowSeconds: number,
-): StoredUser {
+export function addPasskey(view: UserView, username: string, passkey: StoredPasskey, nowSeconds: number): StoredUser {
   const user = view.get(username);
   if (user === undefined) throw new UserNotFound();
   const passkeys = user.passkeys ?? [];
   if (passkeys.length >= MAX_PASSKEYS) throw new TooManyPasskeys();
-  if (passkeys.some((held) => held.id === passkey.id) || ownerOf(view, everyone, passkey.id) !== undefined) {
-    throw new PasskeyTaken();
-  }
+  if (isHeld(view, passkey.id)) throw new PasskeyTaken();
   const added = Object.freeze([...passkeys, Object.freeze(passkey)]);
   const changed = withNewSessions({ ...user, passkeys: added }, nowSeconds);
   view.set(changed);

@@ -82,6 +82,8 @@ export interface UserView {
   set(user: StoredUser): void;
   delete(username: string): void;
   readonly size: number;
+  /** Every account in the view, each once. */
+  values(): Iterable<StoredUser>;
   administratorCount(): number;
 }
 
@@ -250,10 +252,14 @@ class BatchView implements UserView {
     this.changes.set(name, null);
   }
 
+  *values(): IterableIterator<StoredUser> {
+    for (const [name, user] of this.#committed) if (!this.changes.has(name)) yield user;
+    for (const user of this.changes.values()) if (user !== null) yield user;
+  }
+
   administratorCount(): number {
     let count = 0;
-    for (const [name, user] of this.#committed) if (!this.changes.has(name) && isAdministrator(user.level)) count++;
-    for (const user of this.changes.values()) if (user !== null && isAdministrator(user.level)) count++;
+    for (const user of this.values()) if (isAdministrator(user.level)) count++;
     return count;
   }
 

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
 import { newSessionKey } from '../../src/auth/session-key.js';
+import { PasskeyTaken } from '../../src/errors.js';
 import { changeUser } from '../../src/store/account-rules.js';
+import { addPasskey } from '../../src/store/passkey-rules.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser } from '../../src/store/users.js';
 import { encodeCbor, SoftAuthenticator } from '../helpers/soft-authenticator.js';
@@ -53,6 +55,24 @@ describe('the passkeys field of a stored account', () => {
     const reopened = await openUserStore(dir, realFileSystem);
     assert.deepEqual(reopened.find('alicia')?.passkeys, [passkey]);
     assert.ok((await readFile(join(dir, USERS_FILE), 'utf8')).startsWith('{"format":2'));
+  });
+
+  it('refuses a credential id another account holds, even when that account is renamed in the same batch', async () => {
+    const dir = await tempDir();
+    const store = await openUserStore(dir, realFileSystem);
+    const { passkeys: _passkeys, ...bob } = withPasskey('bob');
+    await store.change((view) => {
+      view.set(withPasskey('alice'));
+      view.set(bob);
+    });
+    // While one change is being written, the next two queue and run as one batch.
+    const writing = store.change((view) => view.set({ ...bob, username: 'carol' }));
+    const renamed = store.change((view) => changeUser(view, 'alice', { username: 'alicia' }, 5));
+    const added = store.change((view) => addPasskey(view, 'bob', { ...passkey, name: 'copy' }, 5));
+    await Promise.all([writing, renamed, assert.rejects(added, PasskeyTaken)]);
+    assert.ok(store.find('alicia')?.passkeys !== undefined);
+    assert.equal(store.find('bob')?.passkeys, undefined);
+    await store.close();
   });
 
   const hostile: Array<[string, unknown]> = [
