@@ -25,11 +25,12 @@ export function requireProtectionChange(caller: Caller): Caller {
 }
 
 /**
- * requireProtectionChange for adding a passkey: once the account has a second factor, only a
+ * requireProtectionChange for adding a credential that can pass a two-factor gate (a passkey, or a
+ * machine token where the gate says tokens=1): once the account has a second factor, only a
  * two-factor session (isTwoFactor). A passkey without user verification is one factor, and could
- * otherwise add one that claims verification and sign in with two.
+ * otherwise add one that claims verification, or mint a token, and pass as two.
  */
-export function requirePasskeyAddition(caller: Caller): Caller {
+export function requireTwoFactorToAdd(caller: Caller): Caller {
   if (hasSecondFactor(caller.user) && !isTwoFactor(caller.claims.amr)) throw new SecondFactorSessionRequired();
   return caller;
 }

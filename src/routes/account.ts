@@ -1,5 +1,5 @@
 import { PASSWORD_ONLY, type Amr, type AmrValue } from '../auth/amr.js';
-import { accountStillSignedIn, requireProtectionChange } from '../auth/session.js';
+import { accountStillSignedIn, requireProtectionChange, requireTwoFactorToAdd } from '../auth/session.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
 import { AuthRequired, MachineTokenNotFound, TotpAlreadyEnabled, WrongPassword } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -153,11 +153,12 @@ export function accountRoutes(deps: RouteDeps): Route[] {
     } },
     // Machine tokens (SECURITY.md "Machine tokens, groups and accounts without client settings"):
     // made and revoked by a session only; a machine token arrives in Authorization, which nothing
-    // here reads, so no token can make or remove tokens. Making one takes a session that passes
-    // `--require-mfa-for-admins` (authenticate): a token passes `tokens=1` with no second factor.
+    // here reads, so no token can make or remove tokens. A token passes `tokens=1` with no second
+    // factor, so making one takes a session that passes `--require-mfa-for-admins` (authenticate)
+    // and, once the account has a second factor, a two-factor one (requireTwoFactorToAdd).
     // Revoking takes any session of the account, so a leaked token can always be revoked.
     { method: 'POST', path: '/api/auth/account/tokens', body: 'json', async handler(ctx) {
-      const caller = requireProtectionChange(session.authenticate(ctx.credentials));
+      const caller = requireTwoFactorToAdd(session.authenticate(ctx.credentials));
       const { name, days } = await readCheckedBody(ctx, checkNewMachineTokenBody, config.maxBodyBytes);
       const { token, digest, id } = newMachineToken();
       const createdAt = nowSeconds();

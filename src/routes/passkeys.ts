@@ -1,5 +1,5 @@
 import { passkeyAmr } from '../auth/amr.js';
-import { requirePasskeyAddition, requireProtectionChange } from '../auth/session.js';
+import { requireTwoFactorToAdd, requireProtectionChange } from '../auth/session.js';
 import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
@@ -74,7 +74,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
   // is where one sets them up. Once it has one, only a session made with one changes them.
   const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
   // Adding one then needs two factors (SECURITY.md "Second factors are changed only with a second factor").
-  const adder = (ctx: RequestContext) => requirePasskeyAddition(session.authenticateAnyFactor(ctx.credentials));
+  const adder = (ctx: RequestContext) => requireTwoFactorToAdd(session.authenticateAnyFactor(ctx.credentials));
 
   return [
     { method: 'POST', path: '/api/auth/passkey/options', body: 'json', async handler(ctx) {

@@ -78,7 +78,7 @@ describe('a password-only session on an account with a second factor', () => {
     assert.equal(added.status, 200, added.text);
   });
 
-  it('a passkey session without user verification (one factor) cannot add a passkey that would claim it', async () => {
+  it('a passkey session without user verification (one factor) cannot add a passkey that would claim it, nor mint a machine token', async () => {
     const user = await createUser(server, root.token);
     const owner = newAuthenticator();
     assert.equal((await addPasskey(server, user.token, owner, { overrides: { flags: FLAGS.UP | FLAGS.AT } })).status, 200);
@@ -91,6 +91,8 @@ describe('a password-only session on an account with a second factor', () => {
     const refused = {
       'ask to add a passkey': await post(server, '/api/auth/account/passkeys/options', token),
       'add a passkey': await post(server, '/api/auth/account/passkeys', token, { name: 'attacker', credential: {} }),
+      // A token passes a gate that says mfa=1&tokens=1: one factor must not make one either.
+      'make a machine token': await post(server, '/api/auth/account/tokens', token, { name: 'attacker' }),
     };
     for (const [what, answer] of Object.entries(refused)) {
       assert.equal(answer.status, 403, `${what}: ${answer.text}`);
