@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { readCookie } from '../http/cookies.js';
 import { sendJson } from '../http/respond.js';
 import type { Route } from './context.js';
 
@@ -50,8 +49,7 @@ function probeReportOf(req: IncomingMessage): object {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] ?? '').toLowerCase().replaceAll('_', '-');
     const value = raw[i + 1] ?? '';
-    // Any value, even empty: named `jwt` as the session cookie is read (SP/HTAB around the name only).
-    if (name === 'cookie') jwtCookie ||= readCookie(value, 'jwt') !== undefined;
+    if (name === 'cookie') jwtCookie ||= hasJwtCookie(value);
     const key = REPORTED.get(name);
     if (key === undefined) continue;
     const values = found[key];
@@ -64,6 +62,18 @@ function probeReportOf(req: IncomingMessage): object {
     values.push(shown.slice(0, MAX_VALUE_LENGTH));
   }
   return { probe: 'gatehouse', ...found, jwtCookie, truncated };
+}
+
+/**
+ * True when a Cookie header holds a pair named `jwt` (any value, even empty; any spacing). Looser than
+ * readCookie on purpose: it asks whether some app's parser (many trim all whitespace) could see one.
+ */
+function hasJwtCookie(header: string): boolean {
+  for (const pair of header.split(';')) {
+    const equals = pair.indexOf('=');
+    if (equals >= 0 && pair.slice(0, equals).trim() === 'jwt') return true;
+  }
+  return false;
 }
 
 /** The URI with every query value removed (`/p?a=&token=`): the names show what was there, no value can leak. */
