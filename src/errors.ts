@@ -94,11 +94,12 @@ export class PasskeyRefused extends refusal<string>('PASSKEY_REFUSED', 401, 'The
 /** INTERFACE.md "The caller's own account": the session is fine, the password given to confirm a change is not. */
 export class WrongPassword extends refusal('WRONG_PASSWORD', 403, 'The current password is incorrect.') {}
 /**
- * A password-only session (valid, but too weak; to add a passkey, any one-factor session) asked to
- * change what protects an account that has a second factor (SECURITY.md "Second factors are changed only with a second factor").
+ * A password-only session (valid, but too weak; to add a passkey or make a machine token, any
+ * one-factor session) asked to change what protects an account that has a second factor
+ * (SECURITY.md "Second factors are changed only with a second factor").
  */
 export class SecondFactorSessionRequired extends refusal('SECOND_FACTOR_SESSION_REQUIRED', 403,
-  'This account has a second factor: sign in with it (a code or a passkey; to add a passkey, a code or a passkey that checked your PIN or biometric) to change its password, second factors or machine tokens.') {}
+  'This account has a second factor: sign in with it (a code or a passkey; to add a passkey or make a machine token, a code or a passkey that checked your PIN or biometric) to change its password, second factors or machine tokens.') {}
 /** Confirming TOTP set-up with a code the new authenticator did not show. */
 export class WrongCode extends refusal('WRONG_CODE', 403,
   'The code does not match; check the time on the device and try the next one.') {}

@@ -309,6 +309,7 @@ describe('the gate asks for two factors where told', () => {
     const user = await createUser(server, root.token);
     const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'ci' });
     const bearer = { authorization: `Bearer ${(made.json as { token: string }).token}` };
+    assert.equal((await forward(server, undefined, '', bearer)).status, 200);
     assert.equal((await forward(server, undefined, '?tokens=1', bearer)).status, 200);
     const refused = await forward(server, undefined, '?mfa=1', bearer);
     assert.deepEqual([refused.status, codeOf(refused)], [401, 'SECOND_FACTOR_REQUIRED']);
