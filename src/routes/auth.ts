@@ -111,8 +111,10 @@ async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
   const body = await readCheckedBody(ctx, checkAuthenticateBody, api.config.maxBodyBytes);
   const hashKey = hashKeyOf(ctx.address, undefined);
   const holder = await passwordHolder(api, ctx, body, hashKey);
-  const { user, secondFactor } = await withCode(api, ctx, body, holder, hashKey.client);
-  api.throttle.recordSuccess(body.username, hashKey.client);
+  // The throttle's client key, as throttledMatch began the attempt under it.
+  const client = throttleKeyOf(ctx.address);
+  const { user, secondFactor } = await withCode(api, ctx, body, holder, client);
+  api.throttle.recordSuccess(body.username, client);
   const logged = { event: 'login_succeeded', address: ctx.address, username: user.username };
   api.logger.info('login succeeded', secondFactor === undefined ? logged : { ...logged, secondFactor });
   const cookie = api.cookies.issue(ctx, user, secondFactor === undefined ? PASSWORD_ONLY : PASSWORD_AND_CODE);
