@@ -105,6 +105,51 @@ const baseUri: Parse<string> = (text) => {
 
 const absolutePath: Parse<string> = (text) => resolve(text);
 
+const LOCAL_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/** An https origin, or an http one on localhost, 127.0.0.1 or [::1] (a browser's secure contexts over plain HTTP). */
+function isSecureOrigin(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOCAL_HOSTS.includes(url.hostname));
+}
+
+function parsedUrlOrNull(text: string): URL | null {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The external URL of Gatehouse's pages, its base included (INTERFACE.md "Sign in with Gatehouse"):
+ * https, or http on a loopback name; no credentials, query or fragment; written without a trailing slash.
+ */
+const publicUrl: Parse<string> = (text) => {
+  const url = parsedUrlOrNull(text);
+  if (
+    url === null ||
+    !isSecureOrigin(url) ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    text.includes('?') ||
+    text.includes('#')
+  ) {
+    throw new SettingInvalid(`--public-url must be an https URL such as https://auth.example.org (http only on localhost or 127.0.0.1), without query or fragment (got ${JSON.stringify(text)})`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+};
+
+/** An origin a browser sends: scheme, host and port only, as URL.origin writes it. */
+const passkeyOrigin: Parse<string> = (text) => {
+  const url = parsedUrlOrNull(text);
+  if (url === null || !isSecureOrigin(url) || url.origin !== text.replace(/\/$/, '').toLowerCase()) {
+    throw new SettingInvalid(`--passkey-origins takes origins such as https://app.example.org (https, or http on localhost; no path) (got ${JSON.stringify(text)})`);
+  }
+  return url.origin;
+};
+
 /**
  * Every setting, keyed by its Config field: a flag and a GATEHOUSE_* variable (the flag wins), except the
  * secret, which never goes on argv. The order is that of `gatehouse serve --help` and of --print-config.
@@ -145,6 +190,12 @@ const TABLE = {
   cookieDomain: { flag: 'cookie-domain', env: 'GATEHOUSE_COOKIE_DOMAIN',
     parse: optional(cookieDomain), fallback: '',
     help: 'Domain of the session cookie, to share one session with sub-domains (default: host-only)' },
+  publicUrl: { flag: 'public-url', env: 'GATEHOUSE_PUBLIC_URL',
+    parse: optional(publicUrl), fallback: '',
+    help: "the external URL of Gatehouse's pages, base included (e.g. https://auth.example.org): the OpenID Connect issuer, and the passkey origin with --cookie-domain" },
+  passkeyOrigins: { flag: 'passkey-origins', env: 'GATEHOUSE_PASSKEY_ORIGINS',
+    parse: listOf(passkeyOrigin), fallback: '',
+    help: 'comma-separated origins besides --public-url where passkeys may be used (with --cookie-domain)' },
   revokeOnLogout: { flag: 'revoke-on-logout', env: 'GATEHOUSE_REVOKE_ON_LOGOUT',
     parse: boolean, fallback: 'false',
     help: 'logout also refuses the token it cleared until it expires' },

@@ -254,6 +254,46 @@ describe('the gate settings', () => {
   }
 });
 
+describe('the public URL and passkey origins', () => {
+  it('has neither by default', () => {
+    assert.equal(configFrom().publicUrl, undefined);
+    assert.deepEqual(configFrom().passkeyOrigins, []);
+  });
+
+  for (const [input, expected] of [
+    ['https://auth.example.org', 'https://auth.example.org'],
+    ['https://auth.example.org/', 'https://auth.example.org'],
+    ['https://Example.org/auth/', 'https://example.org/auth'],
+    ['https://example.org:8443/auth', 'https://example.org:8443/auth'],
+    ['http://localhost:3000', 'http://localhost:3000'],
+    ['http://127.0.0.1:3000/flood', 'http://127.0.0.1:3000/flood'],
+  ] as const) {
+    it(`reads the public URL ${input} as ${expected}`, () => {
+      assert.equal(configFrom({ GATEHOUSE_PUBLIC_URL: input }).publicUrl, expected);
+    });
+  }
+
+  for (const input of [
+    'auth.example.org', 'http://auth.example.org', 'ftp://example.org', 'https://user:pw@example.org',
+    'https://example.org/?a=1', 'https://example.org/#x', 'https://example.org?', 'javascript:alert(1)',
+  ]) {
+    it(`refuses the public URL ${JSON.stringify(input)}`, () => {
+      assert.throws(() => configFrom({ GATEHOUSE_PUBLIC_URL: input }), SettingInvalid);
+    });
+  }
+
+  it('reads passkey origins as URL.origin writes them', () => {
+    const config = configFrom({ GATEHOUSE_PASSKEY_ORIGINS: 'https://a.example.org, https://b.example.org:8443/' });
+    assert.deepEqual(config.passkeyOrigins, ['https://a.example.org', 'https://b.example.org:8443']);
+  });
+
+  for (const input of ['http://a.example.org', 'https://a.example.org/path', 'a.example.org', 'https://a.example.org:443x']) {
+    it(`refuses the passkey origin ${JSON.stringify(input)}`, () => {
+      assert.throws(() => configFrom({ GATEHOUSE_PASSKEY_ORIGINS: input }), SettingInvalid);
+    });
+  }
+});
+
 describe('fair hash queue settings', () => {
   it('default to 4 per client and 16 per network', () => {
     const config = configFrom();
