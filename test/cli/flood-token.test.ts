@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, cp, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { assertBuilt, childEnv, CLI_PATH, removeTempDirs, runCli, tempDir } from '../helpers/process.js';
+import { assertBuilt, childEnv, REPO_ROOT, removeTempDirs, runCli, tempDir } from '../helpers/process.js';
 
 // What Flood writes on first start: 36 random bytes as 72 hex characters, mode 0600.
 const FLOOD_SECRET = randomBytes(36).toString('hex');
@@ -106,12 +106,13 @@ describe('gatehouse flood-token', { concurrency: 4 }, () => {
       const file = join(dir, `refused-${counter}.secret`);
       if (setup !== undefined) await setup(file);
       const argv = args?.(file) ?? ['flood-token', '--secret-file', file];
-      // Root reads any file: as root, the unreadable case runs the command as nobody.
-      const result = name.startsWith('an unreadable') && process.getuid?.() === 0 ? runCliAsNobody(argv) : await runCli(argv);
+      // Root reads any file: as root, the unreadable case runs the command without that power.
+      const result = name.startsWith('an unreadable') && process.getuid?.() === 0 ? await runCliAsRootWithoutDacOverride(argv, dir) : await runCli(argv);
       assert.equal(result.code, 2, `stdout: ${result.stdout} stderr: ${result.stderr}`);
       assert.equal(result.stdout, '');
       assert.match(result.stderr, /^gatehouse: /);
       assert.ok(!result.stderr.includes(FLOOD_SECRET));
+      if (name.startsWith('an unreadable')) assert.match(result.stderr, /cannot be read \(EACCES\)/, 'refused for the file\'s mode, not for anything else');
     });
   }
 
@@ -124,9 +125,18 @@ describe('gatehouse flood-token', { concurrency: 4 }, () => {
   });
 });
 
-/** Runs the built CLI as user nobody (uid 65534) through util-linux's setpriv. */
-function runCliAsNobody(args: readonly string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, CLI_PATH, ...args], { env: childEnv(), encoding: 'utf8', timeout: 15_000 });
+/**
+ * Runs the built CLI as root without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (setpriv drops them
+ * from the bounding set before exec), so file modes bind it as they bind any user: a 0000 file is
+ * unreadable. It stays uid 0 and runs a copy of dist/ made in `dir`, so everything it must read is
+ * root's own, wherever the checkout is (another user, nobody, could not read one in a 0700 directory).
+ */
+async function runCliAsRootWithoutDacOverride(args: readonly string[], dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const copy = join(dir, 'cli-copy');
+  // package.json too: its "type": "module" makes node load dist/ as ES modules.
+  await cp(join(REPO_ROOT, 'dist'), join(copy, 'dist'), { recursive: true });
+  await copyFile(join(REPO_ROOT, 'package.json'), join(copy, 'package.json'));
+  const result = spawnSync('setpriv', ['--bounding-set=-dac_override,-dac_read_search', process.execPath, join(copy, 'dist', 'cli.js'), ...args], { env: childEnv(), encoding: 'utf8', timeout: 15_000 });
   if (result.error !== undefined) throw result.error;
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
