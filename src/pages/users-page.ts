@@ -30,7 +30,7 @@ const BODY = `
 <ul id="users" class="items"></ul>
 </section>
 </div>
-<p class="muted"><a href="account">Your account</a> · <a href="../logout">Sign out</a></p>
+<p id="signed-in-links" class="muted" hidden><a href="account">Your account</a> · <a href="../logout">Sign out</a></p>
 <template id="edit">
 <form class="edit">
 <label>Level</label>
@@ -89,6 +89,8 @@ var settle = function (answer, doneText) {
 
 var stop = function (answer) {
   byId('content').hidden = true;
+  // 401: not signed in, so there is no account to go to and nothing to sign out of.
+  byId('signed-in-links').hidden = answer.status === 401;
   if (answer.status === 401) {
     say(problem, 'Sign in as an administrator to manage users. ', 'note');
     var link = problem.appendChild(element('a', '', 'Sign in'));
@@ -167,6 +169,7 @@ var load = function () {
   return callApi('GET', api('users')).then(function (answer) {
     if (!answer.ok || !Array.isArray(answer.body)) return stop(answer);
     byId('content').hidden = false;
+    byId('signed-in-links').hidden = false;
     var names = answer.body.map(function (entry) { return entry.username; });
     var details = new Array(names.length);
     var next = 0;

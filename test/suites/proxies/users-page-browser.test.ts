@@ -120,6 +120,7 @@ describe('the users page in Chromium', () => {
     assert.deepEqual(reader?.tags, ['User', 'family', 'media', 'no second factor', '1 machine token']);
     assert.deepEqual(shown.find((user) => user.name === ADMIN)?.tags, ['Administrator', 'no groups', 'no second factor', 'no machine tokens']);
     assert.equal(await page.evaluate(`document.querySelectorAll('#users b').length`), 0, 'a name is shown as text, never as HTML');
+    assert.match(await page.evaluate<string>('document.body.innerText'), /Your account · Sign out/);
     assert.deepEqual(unexpectedProblems(page), []);
   });
 
@@ -229,10 +230,11 @@ describe('the users page in Chromium', () => {
     assert.deepEqual(unexpectedProblems(page, [409]), []);
   });
 
-  it('tells a USER the page is for administrators, and a stranger to sign in', async () => {
+  it('tells a USER the page is for administrators, and a stranger to sign in (with no "Sign out" for someone not signed in)', async () => {
     const asUser = await signedInUsersPage('wiki-reader', 'wiki-reader-pw');
     assert.equal(await shownMessage(asUser, 'problem'), 'Only administrators can manage users.');
     assert.equal(await asUser.evaluate(`document.getElementById('content').hidden`), true);
+    assert.match(await asUser.evaluate<string>('document.body.innerText'), /Your account · Sign out/, 'a signed-in USER can reach their account and sign out');
     assert.deepEqual(unexpectedProblems(asUser, [403]), []);
 
     const stranger = await openPage();
@@ -240,6 +242,7 @@ describe('the users page in Chromium', () => {
     assert.match(await shownMessage(stranger, 'problem'), /Sign in as an administrator/);
     const href = await stranger.evaluate<string>(`document.querySelector('#problem a').href`);
     assert.equal(href, `${origin}/login?rd=${encodeURIComponent(`${origin}/gatehouse/users`)}`);
+    assert.doesNotMatch(await stranger.evaluate<string>('document.body.innerText'), /Your account|Sign out/);
     assert.deepEqual(unexpectedProblems(stranger, [401]), []);
   });
 
