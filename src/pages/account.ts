@@ -79,7 +79,7 @@ const BODY = `
 
 <section id="tokens-section">
 <h2>Machine tokens</h2>
-<p class="muted">For scripts and apps that cannot sign in: sent as <code>Authorization: Bearer gh_…</code>, accepted only where the gate allows tokens.</p>
+<p class="muted">For scripts and apps that cannot sign in: sent as <code>Authorization: Bearer gh_…</code> (or as the password of Basic auth). A token passes every gate your account passes, except one that asks for two factors (<code>mfa=1</code>, or a server setting requiring them) without also saying <code>tokens=1</code>.</p>
 <ul id="token-list" class="items"></ul>
 <p id="no-tokens" class="muted" hidden>No machine tokens.</p>
 <div id="new-token" class="message done" hidden>

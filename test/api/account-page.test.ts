@@ -60,6 +60,11 @@ describe('GET {base}/gatehouse/account', () => {
     assert.doesNotMatch(script.replace(/'\.\.\/(api\/auth|login)[^']*'/g, ''), /'\/?api\//, 'no path but relative ones');
   });
 
+  it('says where a machine token passes: every gate but one asking for two factors without tokens=1 (as the gate judges, test/api/machine-tokens.test.ts)', () => {
+    const section = only(/<section id="tokens-section">([\s\S]*?)<\/section>/g, page.text).replace(/<[^>]+>/g, '');
+    assert.match(section, /passes every gate your account passes, except one that asks for two factors \(mfa=1, or a server setting requiring them\) without also saying tokens=1/);
+  });
+
   it('answers HEAD with the headers and no body, and other methods with 405', async () => {
     const head = await server.request({ method: 'HEAD', path: '/gatehouse/account' });
     assert.equal(head.status, 200);
