@@ -138,7 +138,7 @@ export async function startServer(config: Config, options: ServerOptions) {
           requireMfaForAdmins: config.requireMfaForAdmins,
         }),
         ...pageRoutes('/login', buildLoginPage({
-          allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, sha256Base64,
+          allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain, sha256Base64,
         })),
         ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64)),
         ...probeRoutes(),

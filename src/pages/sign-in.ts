@@ -35,7 +35,8 @@ export const SIGN_IN_BODY = `
 </div>
 `;
 
-// Runs after PAGE_HELPERS, safeRedirectTarget and ALLOWED_HOSTS (see routes/login-page.ts).
+// Runs after PAGE_HELPERS, safeRedirectTarget, ALLOWED_HOSTS, COOKIE_IS_SECURE and COOKIE_DOMAIN
+// (see routes/login-page.ts).
 // Relative API paths, so the page works under any base URI; messages go in as text, never HTML.
 export const SIGN_IN_SCRIPT = `
 var form = byId('login');
@@ -61,11 +62,34 @@ var showCodeStep = function (isShown) {
 };
 if (needsTwoFactors) byId('mfa-note').hidden = false;
 if (mfa === 'setup') byId('setup-note').hidden = false;
-// A Secure cookie is dropped by the browser on a page that is not a secure context (plain http
-// to anything but localhost): say so now, not after a sign-in that silently does nothing.
-if (COOKIE_IS_SECURE && window.isSecureContext === false) {
-  say(cookieNote, 'This page was opened over http, but Gatehouse marks its session cookie Secure, so the browser will not keep it and signing in cannot work. Open this page over https (or run Gatehouse without --secure-cookie on a plain-http network).');
-}
+
+// What the page knows about its cookie, each cause told apart: say it now, not after a sign-in
+// that silently does nothing. RFC 6265 section 5.3 step 6: a browser keeps a cookie with Domain=D
+// only on D and its sub-domains (section 5.1.3 domain-match: never on an IP address).
+var host = location.hostname.toLowerCase();
+var isIpAddress = /^[0-9.]+$/.test(host) || host.charAt(0) === '[';
+var isHostCovered = COOKIE_DOMAIN === null || host === COOKIE_DOMAIN ||
+  (!isIpAddress && host.slice(-COOKIE_DOMAIN.length - 1) === '.' + COOKIE_DOMAIN);
+// A Secure cookie is dropped on a page that is not a secure context (plain http but to localhost).
+var isSecureDropped = COOKIE_IS_SECURE && window.isSecureContext === false;
+var cookieProblem = !isHostCovered
+  ? 'This page is at ' + host + ', but the session cookie is set for ' + COOKIE_DOMAIN + ' (--cookie-domain), which does not cover ' + host + ': the browser will not keep it, so signing in cannot work here. Open this page on ' + COOKIE_DOMAIN + ' or a host under it, or change --cookie-domain.'
+  : isSecureDropped
+    ? 'This page was opened over http, but Gatehouse marks its session cookie Secure, so the browser will not keep it and signing in cannot work. Open this page over https (or run Gatehouse without --secure-cookie on a plain-http network).'
+    : '';
+if (cookieProblem !== '') say(cookieNote, cookieProblem);
+// A passkey sign-in sets the same cookie; and WebAuthn exists only in a secure context.
+var passkeyProblem = !window.PublicKeyCredential || !navigator.credentials
+  ? 'This browser cannot use passkeys here (they need https, or localhost).'
+  : cookieProblem !== '' ? 'A passkey cannot sign you in here either: see above.' : '';
+
+/** Why the browser did not keep the cookie, as far as this page can tell. */
+var whyCookieWasDropped = function () {
+  if (cookieProblem !== '') return 'See above.';
+  // Without --secure-cookie, the cookie is still Secure when a trusted proxy says the client came over https.
+  if (window.isSecureContext === false) return 'This page was opened over http, and Gatehouse marks the cookie Secure when a proxy in front of it says the client came over https (X-Forwarded-Proto), which a browser does not keep on http. Open it over https, or have the proxy pass the scheme the browser used. Otherwise check that this browser accepts cookies from this site.';
+  return 'Check that this browser accepts cookies from this site (its settings, an extension, or a private window may refuse them).';
+};
 
 /**
  * Called after an answer that set the session cookie. The account endpoint answers any session
@@ -74,12 +98,9 @@ if (COOKIE_IS_SECURE && window.isSecureContext === false) {
 var signedIn = function (isPasswordOnly, messageElement, busyForm) {
   return callApi('GET', 'api/auth/account').then(function (answer) {
     if (answer.status === 401) {
-      var why = window.isSecureContext === false
-        ? 'This page was opened over http; a cookie marked Secure (--secure-cookie, or https seen by a proxy) is not kept on http. Open it over https.'
-        : 'Check the cookie settings (--cookie-domain must match this host) and that this browser accepts cookies from this site.';
-      say(messageElement, 'You were signed in, but the browser did not keep the session cookie, so you are still signed out. ' + (cookieNote.hidden ? why : 'See above.'));
+      say(messageElement, 'You were signed in, but the browser did not keep the session cookie, so you are still signed out. ' + whyCookieWasDropped());
       setBusy(busyForm, false);
-      passkeyButton.disabled = false;
+      passkeyButton.disabled = passkeyProblem !== '';
       return;
     }
     if (!needsTwoFactors || !isPasswordOnly) return location.replace(target);
@@ -134,9 +155,9 @@ byId('code-back').addEventListener('click', function () {
   form.elements.password.focus();
 });
 
-if (!window.PublicKeyCredential || !navigator.credentials) {
+if (passkeyProblem !== '') {
   passkeyButton.disabled = true;
-  say(passkeyMessage, 'This browser cannot use passkeys here (they need https, or localhost).', 'note');
+  say(passkeyMessage, passkeyProblem, 'note');
 }
 passkeyButton.addEventListener('click', function () {
   say(passkeyMessage, '');

@@ -7,18 +7,21 @@ export interface LoginPageOptions {
   readonly allowedRedirectHosts: readonly string[];
   /** --secure-cookie: the page warns at once when it is opened where a Secure cookie cannot be kept. */
   readonly isCookieSecure?: boolean;
+  /** --cookie-domain: the page warns at once when it is opened on a host that Domain does not cover. */
+  readonly cookieDomain?: string | undefined;
   /** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
   readonly sha256Base64: Sha256Base64;
 }
 
 /**
  * The login page ({base}/login), built once at start-up by the page shell (pages/shell.ts): its
- * script has the allowed hosts baked in first, and is allowed by hash in a CSP that loads nothing else.
+ * script has the allowed hosts and the cookie settings baked in first, and is allowed by hash in a CSP that loads nothing else.
  */
 export function buildLoginPage(options: LoginPageOptions): BuiltPage {
   const script = `
 var ALLOWED_HOSTS = ${scriptJson(options.allowedRedirectHosts)};
 var COOKIE_IS_SECURE = ${options.isCookieSecure === true};
+var COOKIE_DOMAIN = ${scriptJson(options.cookieDomain ?? null)};
 ${safeRedirectTarget.toString()}
 ${PAGE_HELPERS}${SIGN_IN_SCRIPT}`;
   return buildPage({ title: 'Sign in', body: SIGN_IN_BODY, script }, options.sha256Base64);

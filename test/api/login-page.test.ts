@@ -187,14 +187,23 @@ class FakeElement {
 interface FakeOptions {
   readonly allowedRedirectHosts?: readonly string[];
   readonly isCookieSecure?: boolean;
+  /** --cookie-domain, baked into the page. */
+  readonly cookieDomain?: string;
   readonly isSecureContext?: boolean;
+  /** Whether the browser offers WebAuthn here (it does not on plain http to a name). Default true. */
+  readonly hasPasskeyApi?: boolean;
   /** What navigator.credentials.get resolves with (a passkey assertion), when the page asks. */
   readonly assertion?: unknown;
 }
 
 /** Runs the page's script against a minimal fake DOM; `answers` maps a fetched path to its answer. */
 async function runPageScript(pageHref: string, answers: Record<string, FakeAnswer | FakeAnswer[]>, options: FakeOptions = {}) {
-  const html = buildLoginPage({ allowedRedirectHosts: options.allowedRedirectHosts ?? [], isCookieSecure: options.isCookieSecure ?? false, sha256Base64: sha256 }).body.toString('utf8');
+  const html = buildLoginPage({
+    allowedRedirectHosts: options.allowedRedirectHosts ?? [],
+    isCookieSecure: options.isCookieSecure ?? false,
+    ...(options.cookieDomain === undefined ? {} : { cookieDomain: options.cookieDomain }),
+    sha256Base64: sha256,
+  }).body.toString('utf8');
   const fetched: Array<{ url: string; init: Record<string, unknown> }> = [];
   const replaced: string[] = [];
   const elements = new Map<string, FakeElement>([
@@ -220,8 +229,8 @@ async function runPageScript(pageHref: string, answers: Record<string, FakeAnswe
   };
   const context = {
     document: { getElementById: element },
-    location: { href: pageHref, search: new URL(pageHref).search, replace: (to: string) => replaced.push(to) },
-    window: { isSecureContext: options.isSecureContext ?? true, PublicKeyCredential: function PublicKeyCredential() {} },
+    location: { href: pageHref, search: new URL(pageHref).search, hostname: new URL(pageHref).hostname, protocol: new URL(pageHref).protocol, replace: (to: string) => replaced.push(to) },
+    window: { isSecureContext: options.isSecureContext ?? true, ...(options.hasPasskeyApi === false ? {} : { PublicKeyCredential: function PublicKeyCredential() {} }) },
     navigator: {
       credentials: {
         get: (request: unknown) => {
@@ -366,6 +375,58 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
     assert.match(behindHttpsProxy.message.textContent, /opened over http/);
     const quiet = await runPageScript('http://localhost/login', unauthenticated, { isCookieSecure: true, isSecureContext: true });
     assert.equal(quiet.element('cookie-note').hidden, true);
+  });
+
+  it('with a --cookie-domain that does not cover the page\'s host, says so at once and after a right password, names neither http nor Secure, and keeps passkeys off', async () => {
+    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: {} } };
+    // Plain http to a name: not a secure context, and no WebAuthn, as in a real browser.
+    const page = await runPageScript('http://auth.other.example/login', dropped, { cookieDomain: 'example.org', isSecureContext: false, hasPasskeyApi: false });
+    const note = page.element('cookie-note');
+    assert.equal(note.hidden, false);
+    assert.match(note.textContent, /auth\.other\.example/);
+    assert.match(note.textContent, /set for example\.org \(--cookie-domain\), which does not cover auth\.other\.example/);
+    assert.doesNotMatch(note.textContent, /Secure|https/);
+    assert.equal(page.element('passkey').disabled, true);
+    await page.submit('ada', 'pw');
+    assert.match(page.message.textContent, /did not keep the session cookie/);
+    assert.doesNotMatch(page.message.textContent, /opened over http|Secure/);
+    assert.equal(page.element('passkey').disabled, true, 'a refused cookie does not turn passkeys back on where they cannot work');
+    assert.ok(page.elements.every((element) => !element.disabled), 'the password form can be used again');
+
+    // Over https, with WebAuthn there: the cookie could not be kept either, so neither could a passkey sign-in.
+    const https = await runPageScript('https://auth.other.example/login', dropped, { cookieDomain: 'example.org' });
+    assert.equal(https.element('cookie-note').hidden, false);
+    assert.equal(https.element('passkey').disabled, true);
+    assert.match(https.element('passkey-message').textContent, /see above/i);
+  });
+
+  it('takes a --cookie-domain to cover that host and its sub-domains only (RFC 6265 domain-match), never an IP address', async () => {
+    const covered = async (href: string) => (await runPageScript(href, unauthenticated, { cookieDomain: 'example.org' })).element('cookie-note').hidden;
+    assert.equal(await covered('https://example.org/login'), true);
+    assert.equal(await covered('https://auth.example.org/login'), true);
+    assert.equal(await covered('https://a.b.example.org:8443/login'), true);
+    assert.equal(await covered('https://badexample.org/login'), false);
+    assert.equal(await covered('https://example.org.evil.test/login'), false);
+    assert.equal(await covered('https://127.0.0.1/login'), false);
+    assert.equal(await covered('https://[::1]/login'), false);
+    const hostOnly = await runPageScript('https://127.0.0.1/login', unauthenticated);
+    assert.equal(hostOnly.element('cookie-note').hidden, true, 'without --cookie-domain the cookie is host-only and always fits');
+    assert.equal(hostOnly.element('passkey').disabled, false);
+  });
+
+  it('after a cookie the browser dropped, turns the passkey button back on only where passkeys work', async () => {
+    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: {} } };
+    const noWebAuthn = await runPageScript('http://auth.example/login', dropped, { isSecureContext: false, hasPasskeyApi: false });
+    assert.equal(noWebAuthn.element('passkey').disabled, true);
+    await noWebAuthn.submit('ada', 'pw');
+    assert.match(noWebAuthn.message.textContent, /did not keep the session cookie/);
+    assert.equal(noWebAuthn.element('passkey').disabled, true);
+    // A secure context, nothing known wrong with the cookie: the browser refused it.
+    const refused = await runPageScript('https://auth.example/login', dropped);
+    await refused.submit('ada', 'pw');
+    assert.match(refused.message.textContent, /accepts cookies/);
+    assert.doesNotMatch(refused.message.textContent, /opened over http|--cookie-domain/);
+    assert.equal(refused.element('passkey').disabled, false);
   });
 
   it('with mfa=1, does not send an existing session back, and after a password-only sign-in points to the account page', async () => {
