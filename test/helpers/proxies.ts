@@ -385,7 +385,8 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts,
     };
   }
   return async (port, dir) => {
-    await writeFile(join(dir, 'gatehouse.caddy'), renderRecipe(CADDY_SHARED, [[RECIPE_GATEHOUSE, gatehouse]]));
+    // Unchanged: Caddy finds Gatehouse through GATEHOUSE_UPSTREAM, as docs/deploy.md says (startStack).
+    await writeFile(join(dir, 'gatehouse.caddy'), renderRecipe(CADDY_SHARED, []));
     const replacements: Array<[string, string]> = [
       ['import /etc/caddy/gatehouse.caddy', `import ${join(dir, 'gatehouse.caddy')}`],
       // Any host name (the tests use 127.0.0.1 and localhost), on loopback only.
@@ -444,7 +445,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const render = recipeRenderer(options.proxy, options.recipe, { gatehouse: gatehouse.port, upstream: upstream.port, second: secondUpstream.port }, floodToken, options.siteText?.[options.proxy]);
   let proxy: RunningProxy;
   try {
-    proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken });
+    proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken, GATEHOUSE_UPSTREAM: `127.0.0.1:${gatehouse.port}` });
   } catch (error) {
     await upstream.close();
     await secondUpstream.close();
