@@ -14,3 +14,8 @@ export function newTokenId(): string {
 }
 
 export const SESSION_KEY_FORMAT = /^[A-Za-z0-9_-]{22}$/;
+
+/** A random id for one session record (store/session-file.ts), carried by its tokens as `ses`. */
+export function newSessionId(): string {
+  return randomBytes(16).toString('base64url');
+}
