@@ -122,7 +122,24 @@ export class InvalidGroupFilter extends refusal('INVALID_GROUP_FILTER', 403,
 export class HostNotAllowed extends refusal<string>('HOST_NOT_ALLOWED', 403,
   (offlineInstruction) => `The first administrator can only be registered through localhost, an IP address or a host name listed in --allowed-hosts (GATEHOUSE_ALLOWED_HOSTS). Or create it offline: ${offlineInstruction}`) {}
 
+/**
+ * An invitation's or reset link's secret that opens nothing (INTERFACE.md "Accounts people look after
+ * themselves"): one code, and one message for each reason, which the join and reset pages show.
+ */
+const LINK_PROBLEMS: Readonly<Record<'expired' | 'spent' | 'withdrawn' | 'unknown', string>> = {
+  expired: 'This link has expired; ask for a new one.',
+  spent: 'This link has already been used; each link works once.',
+  withdrawn: 'This link was withdrawn; ask for a new one.',
+  unknown: 'This link is not valid; check that the whole link was copied.',
+};
+export class InvitationInvalid extends refusal<keyof typeof LINK_PROBLEMS>('INVITATION_INVALID', 401,
+  (problem) => LINK_PROBLEMS[problem]) {}
+export class ResetLinkInvalid extends refusal<keyof typeof LINK_PROBLEMS>('RESET_LINK_INVALID', 401,
+  (problem) => LINK_PROBLEMS[problem]) {}
+
 export class RouteNotFound extends refusal('NOT_FOUND', 404, 'There is nothing at this path.') {}
+export class SessionNotFound extends refusal('SESSION_NOT_FOUND', 404, 'This account has no open session with that id.') {}
+export class InvitationNotFound extends refusal('INVITATION_NOT_FOUND', 404, 'There is no open invitation with that id.') {}
 export class MachineTokenNotFound extends refusal('TOKEN_NOT_FOUND', 404,
   'This account has no machine token with that id.') {}
 export class PasskeyNotFound extends refusal('PASSKEY_NOT_FOUND', 404, 'This account has no passkey with that id.') {}
@@ -147,6 +164,10 @@ export class TooManyMachineTokens extends refusal('TOO_MANY_TOKENS', 409,
   'This account has as many machine tokens as it may have; revoke one first.') {}
 export class TooManyPasskeys extends refusal('TOO_MANY_PASSKEYS', 409,
   'This account has as many passkeys as it may have; remove one first.') {}
+export class TooManyInvitations extends refusal('TOO_MANY_INVITATIONS', 409,
+  'As many invitations are open as may be; withdraw one first.') {}
+export class TooManyResetLinks extends refusal('TOO_MANY_RESET_LINKS', 409,
+  'As many reset links are open as may be; wait until some are used or expire.') {}
 export class PasskeyTaken extends refusal('PASSKEY_ALREADY_REGISTERED', 409, 'This passkey is already registered.') {}
 /** INTERFACE.md: without an administrator the service falls back to its initial condition. */
 export class LastAdministrator extends refusal('LAST_ADMINISTRATOR', 409,

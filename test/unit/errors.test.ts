@@ -45,6 +45,12 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   SecondFactorSessionRequired: () => new errors.SecondFactorSessionRequired(),
   TotpAlreadyEnabled: () => new errors.TotpAlreadyEnabled(),
   TotpNotPending: () => new errors.TotpNotPending(),
+  InvitationInvalid: () => new errors.InvitationInvalid('expired'),
+  ResetLinkInvalid: () => new errors.ResetLinkInvalid('spent'),
+  SessionNotFound: () => new errors.SessionNotFound(),
+  InvitationNotFound: () => new errors.InvitationNotFound(),
+  TooManyInvitations: () => new errors.TooManyInvitations(),
+  TooManyResetLinks: () => new errors.TooManyResetLinks(),
 };
 
 // The errors an operator must see: logged, with their stack.
