@@ -11,6 +11,8 @@ export interface SessionClaims {
   readonly sid?: string;
   /** How the session was made (RFC 8176); absent in tokens minted elsewhere and in older ones: one factor. */
   readonly amr?: Amr;
+  /** The session record's id (store/session-file.ts); absent in tokens minted elsewhere and in older ones. */
+  readonly ses?: string;
 }
 
 export type TokenInspection =
@@ -124,12 +126,15 @@ function checkClaims(payload: Readonly<Record<string, unknown>>, nowSeconds: num
   const sid = payload['sid'];
   if (sid === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp }) });
   if (typeof sid !== 'string') return refuse('sid');
+  const ses = payload['ses'];
+  if (ses !== undefined && typeof ses !== 'string') return refuse('ses');
+  const withSession = ses === undefined ? {} : { ses };
   if (payload['amr'] === undefined) {
-    return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid }) });
+    return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid, ...withSession }) });
   }
   const amr = readAmr(payload['amr']);
   if (amr === undefined) return refuse('amr');
-  return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid, amr }) });
+  return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid, amr, ...withSession }) });
 }
 
 function headerProblem(header: Record<string, unknown>): string | undefined {

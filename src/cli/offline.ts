@@ -16,6 +16,7 @@ import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
 import { configFrom, parseFlags, settingsHelp, type CliIo, type FlagTypes, type ParsedFlags } from './commands.js';
 import { readClientInput, readNewPassword } from './read-input.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
+import { INVITE_FLAGS, INVITE_HELP_LINE, inviteCommand } from '../invitations/invite-command.js';
 
 // Offline administration works on the data directory directly, holding its lock, so it
 // refuses while a service runs there. It goes through the same validators and store rules.
@@ -46,6 +47,7 @@ Commands:
   passwd NAME                   set a new password (every session of NAME ends)
   set-level NAME LEVEL          change a level (every session of NAME ends)
   remove NAME                   delete a user
+${INVITE_HELP_LINE}
 
 Passwords are read from a prompt without echo, or from standard input with --password-stdin
 (or, with --client-stdin, from its first line); never from the command line.
@@ -161,10 +163,12 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
       'set-level': { arity: 2 },
       groups: { arity: 2 },
       remove: { arity: 1 },
+      invite: { arity: 0, flags: INVITE_FLAGS },
     },
   });
   if (call === undefined) return EXIT_OK;
   const { command, values, positionals } = call;
+  if (command === 'invite') return inviteCommand(call, io);
   const config = offlineConfig(call, io.env);
   // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
   const name = positionals[0] === undefined

@@ -6,7 +6,10 @@ import { DataDirLockLost, LOCK_FILE, lockDataDir, type DataDirLock, type LockOpt
 import { octalMode, whoElseMayWrite } from './small-file.js';
 
 /** The files the service keeps in the data directory; any that exists must be ours alone. */
-const OWN_FILES = ['secret', 'seal.key', 'users.json', 'users.json.prev', 'revoked-tokens.json', LOCK_FILE];
+const OWN_FILES = [
+  'secret', 'seal.key', 'users.json', 'users.json.prev', 'revoked-tokens.json', LOCK_FILE,
+  'sessions.json', 'sessions.json.prev', 'invitations.json', 'invitations.json.prev',
+];
 
 /** Who a mode lets write besides the owner, by its group and others write bits. */
 const WRITERS: Readonly<Record<number, string>> = {

@@ -78,6 +78,16 @@ describe('createTokenCodec', () => {
     }
   });
 
+  it('keeps the session id (ses) of a token with a session key, with or without amr, and refuses one that is not a string', () => {
+    assert.equal(codec.verify(codec.sign({ ...liveClaims, sid: 'k', ses: 'session-1' }), NOW).ses, 'session-1');
+    const claims = codec.verify(codec.sign({ ...liveClaims, sid: 'k', amr: ['pwd'], ses: 'session-2' }), NOW);
+    assert.deepEqual([claims.ses, claims.amr], ['session-2', ['pwd']]);
+    assert.equal(codec.verify(codec.sign({ ...liveClaims, sid: 'k' }), NOW).ses, undefined);
+    for (const ses of [1, null, ['a'], {}]) {
+      assert.equal(codec.inspect(codec.sign({ ...liveClaims, sid: 'k', ses } as never), NOW).ok, false, JSON.stringify(ses));
+    }
+  });
+
   it('refuses a secret shorter than 32 bytes with a TypeError', () => {
     assert.throws(() => createTokenCodec(Buffer.alloc(31, 1)), TypeError);
     assert.throws(() => createTokenCodec(Buffer.alloc(0)), TypeError);
