@@ -14,7 +14,7 @@ An account and authentication service speaking the Flood auth API.
 
 Commands:
   serve           run the service (gatehouse serve --help for its options)
-  users           administer accounts offline (list, add, passwd, set-level, groups, remove)
+  users           administer accounts offline (list, add, set, passwd, set-level, groups, remove)
   tokens          machine tokens offline (add, list, revoke)
   secret rotate   replace the signing secret (every session ends)
   keys rotate     replace the OpenID Connect signing keys (old ones stay in the JWKS for an hour)

@@ -2,7 +2,7 @@ import { hashPassword } from '../auth/password.js';
 import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
 import { SETTINGS, type Config, type SettingSpec } from '../config.js';
 import { ValidationFailed } from '../errors.js';
-import { addUser, changeUser, newAccount, removeUser } from '../store/account-rules.js';
+import { addUser, changeUser, newAccount, removeUser, type UserChanges } from '../store/account-rules.js';
 import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
 import { guardWrites, openDataDir } from '../store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from '../store/file-system.js';
@@ -13,6 +13,7 @@ import type { Checker } from '../validate/check.js';
 import { checkClientSettings, type ClientSettings } from '../validate/client-settings.js';
 import { checkGroups } from '../validate/groups.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
+import { checkDisplayName, checkEmail } from '../validate/profile.js';
 import { configFrom, parseFlags, settingsHelp, type CliIo, type FlagTypes, type ParsedFlags } from './commands.js';
 import { readClientInput, readNewPassword } from './read-input.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
@@ -44,6 +45,9 @@ Commands:
                                 history: avoid)
   groups NAME GROUPS            set the groups of NAME (comma-separated names of a-z 0-9 _ -,
                                 at most 32; '' removes them all). Sessions stay valid
+  set NAME [--email ADDRESS] [--name 'DISPLAY NAME']
+                                set the e-mail address (counted as verified) and display name
+                                apps signed in through Gatehouse receive; '' removes one
   passwd NAME                   set a new password (every session of NAME ends)
   set-level NAME LEVEL          change a level (every session of NAME ends)
   remove NAME                   delete a user
@@ -55,6 +59,7 @@ Passwords are read from a prompt without echo, or from standard input with --pas
 Options:
 ${settingsHelp(OFFLINE_SETTINGS)}
   --password-stdin               read the password from standard input
+  --email ADDRESS, --name NAME   (set) the e-mail address and display name
   --client-file PATH             (add) read the client settings (JSON) from a file
   --client-stdin                 (add) read the password, then on the next lines the client
                                  settings (JSON), from standard input
@@ -160,6 +165,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         },
       },
       passwd: { arity: 1, flags: { 'password-stdin': 'boolean' } },
+      set: { arity: 1, flags: { email: 'string', name: 'string' } },
       'set-level': { arity: 2 },
       groups: { arity: 2 },
       remove: { arity: 1 },
@@ -220,6 +226,14 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         io.stdout.write(`changed the password of ${shown}; their sessions have ended\n`);
         return EXIT_OK;
       }
+      case 'set': {
+        const changes = profileChanges(values);
+        await store.change((view) => changeUser(view, name, changes, nowSeconds));
+        const email = store.find(name)?.email;
+        const displayName = store.find(name)?.name;
+        io.stdout.write(`${shown}: e-mail ${email === undefined ? 'none' : escapeUnsafeCharacters(email)}, name ${displayName === undefined ? 'none' : escapeUnsafeCharacters(displayName)}\n`);
+        return EXIT_OK;
+      }
       case 'set-level': {
         const level = parseLevel(positionals[1]);
         await store.change((view) => changeUser(view, name, { level }, nowSeconds));
@@ -241,6 +255,18 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         return EXIT_OK;
     }
   });
+}
+
+/** `users set`'s changes: an address set offline is an administrator's, so verified; '' removes. */
+function profileChanges(values: ParsedFlags['values']): UserChanges {
+  const { email, name } = values;
+  if (typeof email !== 'string' && typeof name !== 'string') throw new UsageError('users set needs --email or --name (or both)');
+  return {
+    ...(typeof email === 'string'
+      ? { email: email === '' ? null : { address: valid(checkEmail, email, '--email'), isVerified: true } }
+      : {}),
+    ...(typeof name === 'string' ? { name: name === '' ? null : valid(checkDisplayName, name, '--name') } : {}),
+  };
 }
 
 export async function secretCommand(args: readonly string[], io: CliIo): Promise<number> {

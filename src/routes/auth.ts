@@ -263,7 +263,7 @@ async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const caller = api.session.requireAdministrator(ctx.credentials);
   const target = usernameFromPath(ctx.param);
   // The checked patch holds only the fields sent: username, level, client and groups go on as they are.
-  const { password, totp, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
+  const { password, totp, email, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
   const passwordHash = password === undefined
     ? undefined
     : await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
@@ -271,6 +271,8 @@ async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
     ...fields,
     ...(totp === false ? { removeTotp: true } : {}),
     ...(passwordHash === undefined ? {} : { passwordHash }),
+    // An address an administrator sets counts as verified.
+    ...(email === undefined ? {} : { email: email === null ? null : { address: email, isVerified: true } }),
   };
   await api.store.change((view) => {
     assertStillAdministrator(api, view, caller);

@@ -35,6 +35,10 @@ export interface UserChanges {
   readonly groups?: readonly string[];
   /** Removes the account's TOTP and recovery codes (an administrator's reset of a lost authenticator). */
   readonly removeTotp?: boolean;
+  /** A new e-mail address, verified when an administrator sets it and not when its owner does; null removes it. */
+  readonly email?: { readonly address: string; readonly isVerified: boolean } | null;
+  /** A new display name; null removes it. */
+  readonly name?: string | null;
 }
 
 /**
@@ -61,14 +65,19 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     roleOf(level) !== roleOf(user.level) ||
     isTotpRemoved;
   const isGroupChange = changes.groups !== undefined && !sameGroups(changes.groups, user.groups ?? []);
-  if (!isCredentialChange && !isGroupChange && changes.client === undefined && level === user.level) return;
+  const isProfileChange = changes.email !== undefined || changes.name !== undefined;
+  if (!isCredentialChange && !isGroupChange && !isProfileChange && changes.client === undefined && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
   // A new password or name ends the account's machine tokens too (SECURITY.md "Machine tokens"):
   // whoever changes a password after a leak expects every way in to close. A level does not:
   // the gate reads the level on every request, so a demotion counts at once.
   const isTokenEnding = changes.passwordHash !== undefined || username !== user.username;
-  const { groups: _groups, tokens: _tokens, totp: _totp, ...rest } = user;
+  const { groups: _groups, tokens: _tokens, totp: _totp, email: _email, emailVerified: _verified, name: _name, ...rest } = user;
   const groups = changes.groups ?? user.groups ?? [];
+  const email = changes.email === undefined
+    ? (user.email === undefined ? undefined : { address: user.email, isVerified: user.emailVerified === true })
+    : changes.email;
+  const name = changes.name === undefined ? user.name : changes.name;
   const changed: StoredUser = {
     ...rest,
     username,
@@ -79,6 +88,8 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     ...(groups.length === 0 ? {} : { groups }),
     ...(isTokenEnding || user.tokens === undefined ? {} : { tokens: user.tokens }),
     ...(isTotpRemoved || user.totp === undefined ? {} : { totp: user.totp }),
+    ...(email === null || email === undefined ? {} : { email: email.address, emailVerified: email.isVerified }),
+    ...(name === null || name === undefined ? {} : { name }),
   };
   view.set(isCredentialChange ? withNewSessions(changed, nowSeconds) : changed);
 }

@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import { checkUsername } from '../validate/auth.js';
 import {
-  fail, integerIn, isPlainObject, matching, objectOf, optional, pass, stringOf, type CheckedType,
+  fail, integerIn, isPlainObject, matching, objectOf, optional, pass, stringOf, type Checker, type CheckedType,
 } from '../validate/check.js';
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkStoredMachineTokens } from '../validate/machine-token.js';
 import { checkStoredPasskeys } from '../validate/passkey.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
+import { checkDisplayName, checkEmail, checkSubject } from '../validate/profile.js';
 import { parsePasswordHash } from '../auth/password.js';
 import { SEALED_FORMAT } from '../auth/seal.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
@@ -48,7 +49,10 @@ const checkStoredTotp = objectOf(
 );
 export type StoredTotp = Readonly<CheckedType<typeof checkStoredTotp>>;
 
-const checkStoredUser = objectOf(
+const isBoolean: Checker<boolean> = (input, path) =>
+  (typeof input === 'boolean' ? pass(input) : fail(path, 'must be true or false'));
+
+const checkStoredUserFields = objectOf(
   {
     username: checkUsername,
     level: checkAccessLevel,
@@ -65,9 +69,25 @@ const checkStoredUser = objectOf(
     sessionKey: matching(SESSION_KEY_FORMAT, 'a session key'),
     totp: optional(checkStoredTotp),
     passkeys: optional(checkStoredPasskeys),
+    // OpenID Connect (INTERFACE.md "Sign in with Gatehouse", accounts): `emailVerified` is true when
+    // an administrator set the address, false when the account's owner did. `sub` is made the first
+    // time the account signs in to an app, so accounts that never do keep the file in format 1.
+    email: optional(checkEmail),
+    emailVerified: optional(isBoolean),
+    name: optional(checkDisplayName),
+    sub: optional(checkSubject),
   },
   { rejectUnknownKeys: true },
 );
+
+/** An account as stored: its fields each checked, and `emailVerified` present exactly when `email` is. */
+const checkStoredUser: Checker<CheckedType<typeof checkStoredUserFields>> = (input, path) => {
+  const result = checkStoredUserFields(input, path);
+  if (result.ok && (result.value.email === undefined) !== (result.value.emailVerified === undefined)) {
+    return fail(`${path}.emailVerified`, 'must be present exactly when email is');
+  }
+  return result;
+};
 
 /**
  * One account as stored. `sessionKey` is replaced on every credential change and must match a
@@ -145,6 +165,10 @@ const serializeUser = (user: StoredUser): string =>
     sessionKey: user.sessionKey,
     totp: user.totp,
     passkeys: user.passkeys,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    name: user.name,
+    sub: user.sub,
   });
 
 /** True when an account cannot be written as format 1: it lacks client settings or holds a newer field. */

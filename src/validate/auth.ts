@@ -2,6 +2,7 @@ import { fail, objectOf, optional, partialObjectOf, pass, stringOf, type Checker
 import { checkClientSettings } from './client-settings.js';
 import { checkGroups } from './groups.js';
 import { checkAccessLevel } from './level.js';
+import { checkDisplayName, checkEmail } from './profile.js';
 
 // INTERFACE.md "Values": username 1-256 characters without control characters, kept exactly
 // as sent; password 1-1,024 characters with a configurable higher minimum.
@@ -62,8 +63,20 @@ const checkTotpReset: Checker<false> = (input, path) =>
     ? pass(false as const)
     : fail(path, 'can only be false: it removes TOTP, which only the account itself sets up'));
 
+/** A field an update may set or, with null, remove. */
+function orNull<T>(check: Checker<T>): Checker<T | null> {
+  return (input, path) => (input === null ? pass(null) : check(input, path));
+}
+
+// `email` and `name` (INTERFACE.md "Sign in with Gatehouse", accounts): an address an administrator sets counts as verified.
 export function updateBodyChecker(minPasswordLength: number) {
-  return partialObjectOf({ ...userFields(minPasswordLength), groups: checkGroups, totp: checkTotpReset });
+  return partialObjectOf({
+    ...userFields(minPasswordLength),
+    groups: checkGroups,
+    totp: checkTotpReset,
+    email: orNull(checkEmail),
+    name: orNull(checkDisplayName),
+  });
 }
 
 /**
