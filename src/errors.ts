@@ -188,6 +188,37 @@ export class ServerBusy extends refusal('SERVER_BUSY', 503, 'The server is busy;
   readonly retryAfterSeconds = 1;
 }
 
+// OpenID Connect clients (INTERFACE.md "Sign in with Gatehouse", clients and limits).
+export class ClientNotFound extends refusal('CLIENT_NOT_FOUND', 404, 'No sign-in app has that id.') {}
+export class TooManyClients extends refusal('TOO_MANY_CLIENTS', 409,
+  'Gatehouse has as many sign-in apps as it may have; remove one first.') {}
+export class ClientNameTaken extends refusal('CLIENT_NAME_TAKEN', 409, 'A sign-in app already has that name.') {}
+export class PublicClientSecret extends refusal('PUBLIC_CLIENT_HAS_NO_SECRET', 409,
+  'That sign-in app is public (it uses PKCE): it has no secret.') {}
+
+/** The error codes of RFC 6749 sections 4.1.2.1 and 5.2, RFC 7009 section 2.2.1 and OpenID Connect Core section 3.1.2.6. */
+export type OAuthErrorCode =
+  | 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type'
+  | 'invalid_scope' | 'access_denied' | 'unsupported_response_type' | 'unsupported_token_type' | 'login_required'
+  | 'request_not_supported' | 'request_uri_not_supported' | 'registration_not_supported' | 'temporarily_unavailable';
+
+/**
+ * A refusal of an OpenID Connect endpoint, answered in RFC 6749's own form (`{error, error_description}`
+ * at the token endpoint, `?error=` on a redirect) by the provider's routes; `code` is the same word in upper case.
+ */
+export class OAuthRefused extends Refusal {
+  readonly code: string;
+  readonly status: number;
+  readonly error: OAuthErrorCode;
+  constructor(error: OAuthErrorCode, description: string) {
+    super(description);
+    this.error = error;
+    this.code = `OAUTH_${error.toUpperCase()}`;
+    // RFC 6749 section 5.2: 401 for a client that failed to authenticate, 400 for the rest.
+    this.status = error === 'invalid_client' ? 401 : 400;
+  }
+}
+
 /** A change could not be made durable; nothing was acknowledged. */
 export class StoreWriteFailed extends GatehouseError {
   readonly code = 'STORE_WRITE_FAILED';

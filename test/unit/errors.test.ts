@@ -51,6 +51,11 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   InvitationNotFound: () => new errors.InvitationNotFound(),
   TooManyInvitations: () => new errors.TooManyInvitations(),
   TooManyResetLinks: () => new errors.TooManyResetLinks(),
+  ClientNotFound: () => new errors.ClientNotFound(),
+  TooManyClients: () => new errors.TooManyClients(),
+  ClientNameTaken: () => new errors.ClientNameTaken(),
+  PublicClientSecret: () => new errors.PublicClientSecret(),
+  OAuthRefused: () => new errors.OAuthRefused('invalid_grant', 'The code is unknown, used or expired.'),
 };
 
 // The errors an operator must see: logged, with their stack.
