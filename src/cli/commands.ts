@@ -16,19 +16,22 @@ export interface CliIo {
   readonly stderr: NodeJS.WritableStream;
 }
 
-export type ParsedValues = Record<string, string | boolean | undefined>;
-export type FlagTypes = Record<string, 'string' | 'boolean'>;
+export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+/** A flag's type; 'strings' is a string flag that may be given more than once. */
+export type FlagTypes = Record<string, 'string' | 'boolean' | 'strings'>;
 export type ParsedFlags = { values: ParsedValues; positionals: string[] };
 
 /** Parses `args` strictly: unknown flags and stray arguments are usage errors. */
 export function parseFlags(
   args: readonly string[], settings: readonly SettingSpec[], extra: FlagTypes, positionals: number,
 ): ParsedFlags {
-  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { help: { type: 'boolean' } };
   for (const spec of settings) {
     if (spec.flag !== '') options[spec.flag] = { type: isSwitch(spec) ? 'boolean' : 'string' };
   }
-  for (const [name, type] of Object.entries(extra)) options[name] = { type };
+  for (const [name, type] of Object.entries(extra)) {
+    options[name] = type === 'strings' ? { type: 'string', multiple: true } : { type };
+  }
   try {
     const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
     if (parsed.values['help'] !== true && parsed.positionals.length !== positionals) {
@@ -49,7 +52,7 @@ export function parseFlags(
 
 /** A flag's whole number from 1 to `max`, `fallback` when it is not given; else a UsageError saying `rule`. */
 export function wholeNumberFlag(
-  value: string | boolean | undefined, fallback: number, max: number, rule: string,
+  value: string | boolean | string[] | undefined, fallback: number, max: number, rule: string,
 ): number {
   const text = typeof value === 'string' ? value : String(fallback);
   const number = /^\d+$/.test(text) ? Number(text) : NaN;
@@ -62,7 +65,7 @@ export function configFrom(values: ParsedValues, env: CliIo['env']): Config {
   try {
     return buildConfig((spec) => {
       const flag = spec.flag === '' ? undefined : values[spec.flag];
-      if (flag !== undefined) return typeof flag === 'boolean' ? String(flag) : flag;
+      if (flag !== undefined) return typeof flag === 'string' ? flag : String(flag);
       return env[spec.env];
     });
   } catch (error) {

@@ -9,7 +9,7 @@ import { octalMode, whoElseMayWrite } from './small-file.js';
 const OWN_FILES = [
   'secret', 'seal.key', 'users.json', 'users.json.prev', 'revoked-tokens.json', LOCK_FILE,
   'sessions.json', 'sessions.json.prev', 'invitations.json', 'invitations.json.prev',
-  'oidc-keys.json',
+  'oidc-keys.json', 'oidc-clients.json', 'oidc-clients.json.prev', 'oidc-grants.json', 'oidc-grants.json.prev',
 ];
 
 /** Who a mode lets write besides the owner, by its group and others write bits. */
