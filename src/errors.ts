@@ -143,6 +143,9 @@ export class InvitationNotFound extends refusal('INVITATION_NOT_FOUND', 404, 'Th
 export class MachineTokenNotFound extends refusal('TOKEN_NOT_FOUND', 404,
   'This account has no machine token with that id.') {}
 export class PasskeyNotFound extends refusal('PASSKEY_NOT_FOUND', 404, 'This account has no passkey with that id.') {}
+/** With --cookie-domain and neither --public-url nor --passkey-origins (INTERFACE.md "Who may do what"). */
+export class PasskeysOff extends refusal('PASSKEYS_OFF', 404,
+  'Passkeys are off on this server: with --cookie-domain set, --public-url or --passkey-origins must say where they are used.') {}
 /** A passkey registration that does not verify; the reason is one of ours, never the client's text. */
 export class PasskeyInvalid extends refusal<string>('PASSKEY_INVALID', 400,
   (reason) => `The passkey could not be added: ${reason}.`) {}

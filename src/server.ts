@@ -36,6 +36,7 @@ import { openUserStore, type UserStore } from './store/users.js';
 import { isAdministrator } from './validate/level.js';
 import { createChallengeStore } from './webauthn/challenges.js';
 import { decoyKeyOf } from './webauthn/decoys.js';
+import { relyingPartiesOf } from './webauthn/relying-party.js';
 
 /** How long the store, revocations and hashing threads get to finish after the shutdown timeout. */
 export const FINAL_WRITES_MS = 2_000;
@@ -118,6 +119,13 @@ export async function startServer(config: Config, options: ServerOptions) {
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const throttle = createLoginThrottle(config.throttle);
     const cookies = createSessionCookies({ config, codec, proxyTrust, now });
+    const relyingParties = relyingPartiesOf(config);
+    // Passkeys need accounts: with authMethod "none" there are none, and nothing to say.
+    const isPasskeyOffered = config.authMethod !== 'none' && relyingParties.offReason === undefined;
+    if (config.authMethod !== 'none') {
+      for (const line of relyingParties.ignoredOrigins) logger.warn(line);
+      if (relyingParties.offReason !== undefined) logger.warn(relyingParties.offReason);
+    }
     // What the route groups are built from; each takes the part it needs.
     const deps = {
       config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now,
@@ -138,16 +146,19 @@ export async function startServer(config: Config, options: ServerOptions) {
           requireMfaForAdmins: config.requireMfaForAdmins,
         }),
         ...pageRoutes('/login', buildLoginPage({
-          allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain, sha256Base64,
+          allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,
+          isPasskeyOffered, sha256Base64,
         })),
-        ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64)),
+        ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64, { isPasskeyOffered })),
         ...probeRoutes(),
         // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
         ...(config.authMethod === 'none'
           ? []
           : [
               ...pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64)),
-              ...passkeyRoutes({ ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret) }),
+              ...passkeyRoutes({
+                ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), relyingParties,
+              }),
               ...logoutPageRoutes(deps),
             ]),
       ],

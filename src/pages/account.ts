@@ -66,7 +66,8 @@ const BODY = `
 
 <section id="passkeys-section">
 <h2>Passkeys</h2>
-<p class="muted">Sign in with your device's screen lock or a security key, instead of a password and a code.</p>
+<p id="passkeys-off" class="message note" hidden>Passkeys are turned off on this server: the ones below no longer sign in, and no new one can be added.</p>
+<p id="passkeys-about" class="muted">Sign in with your device's screen lock or a security key, instead of a password and a code.</p>
 <ul id="passkey-list" class="items"></ul>
 <p id="no-passkeys" class="muted" hidden>No passkeys yet.</p>
 <form id="passkey-add" method="post">
@@ -184,6 +185,12 @@ var render = function (account) {
       change(null, byId('passkey-message'), 'DELETE', path, undefined, 'Passkey removed.');
     });
   }), byId('no-passkeys'));
+  // Passkeys off on this server (buildAccountPage): none is offered; those the account still has can be removed.
+  if (!PASSKEYS_OFFERED) {
+    ['passkey-add', 'passkeys-about', 'no-passkeys'].forEach(function (id) { byId(id).hidden = true; });
+    byId('passkeys-off').hidden = false;
+    byId('passkeys-section').hidden = passkeys.length === 0;
+  }
   var tokens = Array.isArray(account.tokens) ? account.tokens : [];
   fill(byId('token-list'), tokens.map(function (token) {
     var name = String(token.name);
@@ -341,8 +348,12 @@ byId('sign-out').addEventListener('click', function () {
 reload();
 `;
 
-/** The account page, built once at start-up; data: images only, for the TOTP QR code. */
-export function buildAccountPage(sha256Base64: Sha256Base64): BuiltPage {
-  const spec = { title: 'Your account', body: BODY, script: `${PAGE_HELPERS}${SCRIPT}`, style: STYLE, isWide: true };
+/**
+ * The account page, built once at start-up; data: images only, for the TOTP QR code. With
+ * `isPasskeyOffered` false (passkeys off, webauthn/relying-party.ts) it offers none.
+ */
+export function buildAccountPage(sha256Base64: Sha256Base64, options: { readonly isPasskeyOffered?: boolean } = {}): BuiltPage {
+  const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};\n${PAGE_HELPERS}${SCRIPT}`;
+  const spec = { title: 'Your account', body: BODY, script, style: STYLE, isWide: true };
   return buildPage({ ...spec, allowDataImages: true }, sha256Base64);
 }

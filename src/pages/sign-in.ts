@@ -5,8 +5,8 @@
 
 export const SIGN_IN_BODY = `
 <h1>Sign in</h1>
-<p id="mfa-note" class="message note" hidden>The page you asked for needs two factors: your password and a code from your authenticator app, or a passkey.</p>
-<p id="setup-note" class="message note" hidden>Your account has no second factor yet. Set up an authenticator app or a passkey on <a href="gatehouse/account">your account page</a>, then come back.</p>
+<p id="mfa-note" class="message note" hidden>The page you asked for needs two factors: your password and a code from your authenticator app<span data-passkey>, or a passkey</span>.</p>
+<p id="setup-note" class="message note" hidden>Your account has no second factor yet. Set up an authenticator app<span data-passkey> or a passkey</span> on <a href="gatehouse/account">your account page</a>, then come back.</p>
 <p id="cookie-note" class="message" role="alert" hidden></p>
 <form id="login" method="post">
 <label for="username">Username</label>
@@ -24,19 +24,19 @@ export const SIGN_IN_BODY = `
 <button type="submit">Verify</button>
 <button type="button" id="code-back" class="secondary">Back</button>
 </form>
-<div id="passkey-step">
+<div id="passkey-step" data-passkey hidden>
 <p class="or">or</p>
 <button type="button" id="passkey" class="secondary">Sign in with a passkey</button>
 <p id="passkey-message" class="message" role="alert" hidden></p>
 </div>
 <div id="setup-step" hidden>
 <p class="message note">You are signed in with your password, but the page you asked for needs a second factor and your account has none yet.</p>
-<p>Set up an authenticator app or a passkey on <a id="account-link" href="gatehouse/account">your account page</a>, then sign in again.</p>
+<p>Set up an authenticator app<span data-passkey> or a passkey</span> on <a id="account-link" href="gatehouse/account">your account page</a>, then sign in again.</p>
 </div>
 `;
 
-// Runs after PAGE_HELPERS, safeRedirectTarget, ALLOWED_HOSTS, COOKIE_IS_SECURE and COOKIE_DOMAIN
-// (see routes/login-page.ts).
+// Runs after PAGE_HELPERS, safeRedirectTarget, ALLOWED_HOSTS, COOKIE_IS_SECURE, COOKIE_DOMAIN and
+// PASSKEYS_OFFERED (see routes/login-page.ts).
 // Relative API paths, so the page works under any base URI; messages go in as text, never HTML.
 export const SIGN_IN_SCRIPT = `
 var form = byId('login');
@@ -57,9 +57,15 @@ var pending = null;
 
 var showCodeStep = function (isShown) {
   form.hidden = isShown;
-  byId('passkey-step').hidden = isShown;
+  byId('passkey-step').hidden = isShown || !PASSKEYS_OFFERED;
   codeForm.hidden = !isShown;
 };
+showCodeStep(false);
+// Passkeys off on this server (routes/login-page.ts): nothing on the page mentions them.
+if (!PASSKEYS_OFFERED) {
+  var mentions = document.querySelectorAll('[data-passkey]');
+  for (var i = 0; i < mentions.length; i += 1) mentions[i].hidden = true;
+}
 if (needsTwoFactors) byId('mfa-note').hidden = false;
 if (mfa === 'setup') byId('setup-note').hidden = false;
 
@@ -151,6 +157,11 @@ byId('code-back').addEventListener('click', function () {
   pending = null;
   say(codeMessage, '');
   showCodeStep(false);
+// Passkeys off on this server (routes/login-page.ts): nothing on the page mentions them.
+if (!PASSKEYS_OFFERED) {
+  var mentions = document.querySelectorAll('[data-passkey]');
+  for (var i = 0; i < mentions.length; i += 1) mentions[i].hidden = true;
+}
   form.elements.password.value = '';
   form.elements.password.focus();
 });

@@ -9,6 +9,8 @@ export interface LoginPageOptions {
   readonly isCookieSecure?: boolean;
   /** --cookie-domain: the page warns at once when it is opened on a host that Domain does not cover. */
   readonly cookieDomain?: string | undefined;
+  /** False when passkeys are off (webauthn/relying-party.ts): the page does not offer them. */
+  readonly isPasskeyOffered?: boolean;
   /** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
   readonly sha256Base64: Sha256Base64;
 }
@@ -22,6 +24,7 @@ export function buildLoginPage(options: LoginPageOptions): BuiltPage {
 var ALLOWED_HOSTS = ${scriptJson(options.allowedRedirectHosts)};
 var COOKIE_IS_SECURE = ${options.isCookieSecure === true};
 var COOKIE_DOMAIN = ${scriptJson(options.cookieDomain ?? null)};
+var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};
 ${safeRedirectTarget.toString()}
 ${PAGE_HELPERS}${SIGN_IN_SCRIPT}`;
   return buildPage({ title: 'Sign in', body: SIGN_IN_BODY, script }, options.sha256Base64);

@@ -1,6 +1,6 @@
 import { passkeyAmr } from '../auth/amr.js';
 import { requireTwoFactorToAdd, requireProtectionChange } from '../auth/session.js';
-import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, TooManyPasskeys, ValidationFailed } from '../errors.js';
+import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, PasskeysOff, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
@@ -12,7 +12,7 @@ import {
 import { CHALLENGE_LIMITS, type ChallengeEntry, type ChallengeStore } from '../webauthn/challenges.js';
 import { COSE_ALGORITHMS, decodeCoseKey } from '../webauthn/cose.js';
 import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
-import { relyingPartyFor, type RelyingParty } from '../webauthn/relying-party.js';
+import type { RelyingParties, RelyingParty } from '../webauthn/relying-party.js';
 import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from '../webauthn/verify.js';
 import { readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
@@ -20,6 +20,8 @@ export interface PasskeyRouteDeps extends RouteDeps {
   readonly challenges: ChallengeStore;
   /** The key unknown usernames' decoy credential ids are made with (webauthn/decoys.ts). */
   readonly decoyKey: Buffer;
+  /** Where passkeys are used (webauthn/relying-party.ts), settled at start-up. */
+  readonly relyingParties: RelyingParties;
 }
 
 const RP_NAME = 'Gatehouse';
@@ -34,8 +36,10 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
   const timeout = CHALLENGE_LIMITS.ttlMs;
 
+  // Off: every ceremony is refused; removing a passkey needs no relying party and stays possible.
   const relyingParty = (ctx: RequestContext): RelyingParty => {
-    const rp = relyingPartyFor(deps.proxyTrust.browserHost(ctx.req), config.cookieDomain);
+    if (deps.relyingParties.offReason !== undefined) throw new PasskeysOff();
+    const rp = deps.relyingParties.forHost(deps.proxyTrust.browserHost(ctx.req));
     if (rp === undefined) {
       throw new ValidationFailed([{ path: 'Host', message: 'must be a host name, for the passkey relying party' }]);
     }

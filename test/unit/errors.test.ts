@@ -23,6 +23,7 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   PasskeyNotFound: () => new errors.PasskeyNotFound(),
   TooManyPasskeys: () => new errors.TooManyPasskeys(),
   PasskeyTaken: () => new errors.PasskeyTaken(),
+  PasskeysOff: () => new errors.PasskeysOff(),
   RouteNotFound: () => new errors.RouteNotFound(),
   MethodNotAllowed: () => new errors.MethodNotAllowed(['GET']),
   UsernameTaken: () => new errors.UsernameTaken(),
