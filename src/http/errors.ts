@@ -1,4 +1,4 @@
-import { GatehouseError, MethodNotAllowed, Refusal, ServerBusy, TooManyAttempts } from '../errors.js';
+import { GatehouseError, MethodNotAllowed, Refusal, ServerBusy, TooManyAttempts, TooManyChallenges } from '../errors.js';
 import { prepareAnswer } from './respond.js';
 
 type Headers = Readonly<Record<string, string>>;
@@ -19,7 +19,7 @@ export function toPublicError(error: unknown): PublicError {
   if (known !== undefined && known.body.message === error.message) return known;
   let headers = NO_HEADERS;
   if (error instanceof MethodNotAllowed) headers = { allow: error.allow.join(', ') };
-  else if (error instanceof TooManyAttempts || error instanceof ServerBusy) {
+  else if (error instanceof TooManyAttempts || error instanceof ServerBusy || error instanceof TooManyChallenges) {
     headers = { 'retry-after': String(error.retryAfterSeconds) };
   }
   const answer = answerOf(error.status, error.code, error.message, headers, !(error instanceof Refusal));

@@ -24,6 +24,7 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   TooManyPasskeys: () => new errors.TooManyPasskeys(),
   PasskeyTaken: () => new errors.PasskeyTaken(),
   PasskeysOff: () => new errors.PasskeysOff(),
+  TooManyChallenges: () => new errors.TooManyChallenges(120),
   RouteNotFound: () => new errors.RouteNotFound(),
   MethodNotAllowed: () => new errors.MethodNotAllowed(['GET']),
   UsernameTaken: () => new errors.UsernameTaken(),

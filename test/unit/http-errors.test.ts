@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AuthRequired, MethodNotAllowed, NotAdministrator, RouteNotFound, StoreWriteFailed, TokenInvalid, TooManyAttempts, ValidationFailed } from '../../src/errors.js';
+import { AuthRequired, MethodNotAllowed, NotAdministrator, RouteNotFound, StoreWriteFailed, TokenInvalid, TooManyAttempts, TooManyChallenges, ValidationFailed } from '../../src/errors.js';
 import { toPublicError } from '../../src/http/errors.js';
 
 describe('toPublicError', () => {
@@ -53,6 +53,8 @@ describe('toPublicError, once per answer', () => {
     assert.equal(toPublicError(new MethodNotAllowed(['GET', 'PATCH'])).headers['allow'], 'GET, PATCH');
     assert.equal(toPublicError(new TooManyAttempts(30)).headers['retry-after'], '30');
     assert.equal(toPublicError(new TooManyAttempts(5)).headers['retry-after'], '5');
+    const challenges = toPublicError(new TooManyChallenges(240));
+    assert.deepEqual([challenges.status, challenges.body.code, challenges.headers['retry-after']], [503, 'TOO_MANY_CHALLENGES', '240']);
   });
 
   it('says whether the operator must see the error (logged with its stack)', () => {
