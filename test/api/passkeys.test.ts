@@ -270,6 +270,22 @@ describe('passkeys', () => {
       assert.deepEqual((await requestOptions(server))['allowCredentials'], []);
     });
 
+    it('gives unknown names 1 to 16 decoys, 3 or more to many, so an account with 3 passkeys looks like an unknown name', async () => {
+      const { user, authenticator } = await withPasskey();
+      let token = (await signIn(server, authenticator)).cookieToken ?? '';
+      for (const next of [newAuthenticator(), newAuthenticator()]) {
+        const added = await addPasskey(server, token, next);
+        assert.equal(added.status, 200, added.text);
+        token = added.cookieToken ?? '';
+      }
+      assert.equal(((await requestOptions(server, user.username))['allowCredentials'] as unknown[]).length, 3);
+      const counts: number[] = [];
+      for (let i = 0; i < 40; i++) counts.push(((await requestOptions(server, `nobody-${i}`))['allowCredentials'] as unknown[]).length);
+      assert.ok(counts.every((n) => n >= 1 && n <= 16), counts.join(','));
+      assert.ok(counts.filter((n) => n === 3).length >= 2, `unknown names with 3 decoys: ${counts.join(',')}`);
+      assert.ok(counts.some((n) => n > 3), counts.join(','));
+    });
+
     it('refuses a challenge that is unknown, used or expired', async () => {
       const { authenticator } = await withPasskey();
       const post = (credential: unknown): Promise<TestResponse> => server.request({ method: 'POST', path: '/api/auth/passkey', headers: HEADERS, body: { credential } });
