@@ -9,26 +9,22 @@ export function isVisibleAscii(text: string): boolean {
   return true;
 }
 
-// Visible ASCII an app may read as structure rather than as part of a name: `%` (the escape),
-// `,` (header lists: a proxy or framework may join or split values on it), `;` (parameters),
-// `"` (quoted strings), `<` and `>` (markup, where an app echoes the name into a page).
-const ENCODED_ASCII = '%,;"<>';
+// Kept as they are: RFC 3986's unreserved characters and `@` (e-mail-like names). Everything
+// else is written as %XX (INTERFACE.md "Who may do what"): punctuation an app may read as
+// structure (`,` in header lists, `;` parameters, `"` quoted strings, `'` `&` `<` `>` when it
+// echoes the name into HTML or a URL, `%` the escape itself), and every byte outside ASCII.
+const KEPT = /^[A-Za-z0-9\-._~@]*$/;
 
-function isKeptByte(byte: number): boolean {
-  return byte >= 0x21 && byte <= 0x7e && !ENCODED_ASCII.includes(String.fromCharCode(byte));
-}
+const isKeptByte = (byte: number): boolean => byte < 0x80 && KEPT.test(String.fromCharCode(byte));
 
 /**
- * A string as a header value no proxy mangles and no input can break, and no app splitting on
- * commas can misread: its UTF-8 bytes, with every byte outside visible ASCII (0x21-0x7E) and
- * each of `% , ; " < >` written as %XX. Other ASCII names without spaces pass unchanged;
- * decodeURIComponent gives any name back (a lone surrogate, which UTF-8 cannot hold, comes back
- * as U+FFFD).
+ * A username as the `Remote-User` value: its UTF-8 bytes, each outside `A-Z a-z 0-9 - . _ ~ @`
+ * written as %XX (upper-case hex). No proxy mangles it and no input can break it; names of only
+ * those characters pass unchanged; decodeURIComponent gives any name back (a lone surrogate, which
+ * UTF-8 cannot hold, comes back as U+FFFD).
  */
 export function percentEncodeHeaderValue(text: string): string {
-  let isPlain = true;
-  for (let i = 0; i < text.length && isPlain; i += 1) isPlain = isKeptByte(text.charCodeAt(i));
-  if (isPlain) return text;
+  if (KEPT.test(text)) return text;
   let encoded = '';
   for (const byte of Buffer.from(text, 'utf8')) {
     encoded += isKeptByte(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;

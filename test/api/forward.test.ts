@@ -315,7 +315,7 @@ describe('{base}/api/auth/forward', () => {
           assert.equal(res.status, 200);
           const header = res.headers['remote-user'];
           assert.equal(typeof header, 'string');
-          assert.match(header as string, /^[\x21-\x7e]+$/);
+          assert.match(header as string, /^(?:[A-Za-z0-9\-._~@]|%[0-9A-F]{2})+$/);
           assert.equal(decodeURIComponent(header as string), someone.username);
           assert.equal(res.headers['injected'], undefined);
         });
@@ -324,6 +324,14 @@ describe('{base}/api/auth/forward', () => {
       it('passes a plain ASCII name unchanged', async () => {
         const someone = await createUser(server, root.token, { username: uniqueName('plain.name_1') });
         assert.equal((await forward(server, { token: someone.token })).headers['remote-user'], someone.username);
+      });
+
+      it('encodes every character outside A-Z a-z 0-9 - . _ ~ @, the apostrophe and ampersand included', async () => {
+        const someone = await createUser(server, root.token, { username: uniqueName("o'brien&co+1=a/b") });
+        const res = await forward(server, { token: someone.token });
+        assert.equal(res.headers['remote-user'], someone.username.replace("o'brien&co+1=a/b", 'o%27brien%26co%2B1%3Da%2Fb'));
+        const mail = await createUser(server, root.token, { username: uniqueName('Ada.L_~@example.org') });
+        assert.equal((await forward(server, { token: mail.token })).headers['remote-user'], mail.username);
       });
 
       it('encodes a space and a non-ASCII letter as %20 and UTF-8 bytes', async () => {
