@@ -178,6 +178,9 @@ export class LastAdministrator extends refusal('LAST_ADMINISTRATOR', 409,
 // Spec section 7 makes a duplicate username and a missing user 500.
 export class UsernameTaken extends refusal('USERNAME_TAKEN', 500, 'That username is already taken.') {}
 export class UserNotFound extends refusal('USER_NOT_FOUND', 500, 'No user has that username.') {}
+/** A name that looks like an existing account's (store/account-rules.ts): refused as a taken name is, same code and status. */
+export class UsernameLookAlike extends refusal('USERNAME_TAKEN', 500,
+  'That username is taken: an account exists whose name differs from it only in case, width or invisible characters.') {}
 
 export class TooManyAttempts extends refusal('TOO_MANY_ATTEMPTS', 429, 'Too many failed logins; try again later.') {
   readonly retryAfterSeconds: number;

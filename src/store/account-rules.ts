@@ -1,7 +1,8 @@
 import { newSessionKey } from '../auth/session-key.js';
-import { LastAdministrator, UsernameTaken, UserNotFound } from '../errors.js';
+import { LastAdministrator, UsernameLookAlike, UsernameTaken, UserNotFound } from '../errors.js';
 import type { ClientSettings } from '../validate/client-settings.js';
 import { isAdministrator, roleOf, type AccessLevel } from '../validate/level.js';
+import { lookAlikeKeyOf } from '../validate/look-alike.js';
 import type { StoredUser, UserView } from './users.js';
 
 // The rules every change to accounts obeys, whether it comes over HTTP or from the
@@ -20,10 +21,23 @@ export function withNewSessions(user: StoredUser, nowSeconds: number): StoredUse
   return { ...user, credentialsChangedAt, sessionKey: newSessionKey() };
 }
 
-/** Adds a user; throws UsernameTaken. */
+/** Adds a user; throws UsernameTaken, or UsernameLookAlike for a name that looks like an existing one. */
 export function addUser(view: UserView, user: StoredUser): void {
   if (view.has(user.username)) throw new UsernameTaken();
+  refuseLookAlike(view, user.username, undefined);
   view.set(user);
+}
+
+/**
+ * Throws UsernameLookAlike when `username` differs from an existing account's name (other than
+ * `renamed`, the account taking it) only in case, width or invisible characters (validate/look-alike.ts).
+ * Only new names are judged: accounts that already look alike stay as they are.
+ */
+function refuseLookAlike(view: UserView, username: string, renamed: string | undefined): void {
+  const key = lookAlikeKeyOf(username);
+  for (const user of view.values()) {
+    if (user.username !== renamed && lookAlikeKeyOf(user.username) === key) throw new UsernameLookAlike();
+  }
 }
 
 export interface UserChanges {
@@ -45,7 +59,8 @@ export interface UserChanges {
  * Applies a partial update. A new username, password or level is a credential change: the session
  * key is replaced, so every earlier token stops working; a new username or password also removes
  * the account's machine tokens. Client settings and groups are not (the gate reads groups on every
- * request). Fields it does not know are kept. Throws UserNotFound, UsernameTaken, LastAdministrator.
+ * request). Fields it does not know are kept. Throws UserNotFound, UsernameTaken, UsernameLookAlike,
+ * LastAdministrator.
  */
 export function changeUser(view: UserView, target: string, changes: UserChanges, nowSeconds: number): void {
   const user = view.get(target);
@@ -53,6 +68,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   const username = changes.username ?? user.username;
   const level = changes.level ?? user.level;
   if (username !== user.username && view.has(username)) throw new UsernameTaken();
+  if (username !== user.username) refuseLookAlike(view, username, user.username);
   if (isAdministrator(user.level) && !isAdministrator(level) && view.administratorCount() === 1) {
     throw new LastAdministrator();
   }

@@ -85,3 +85,32 @@ describe('gatehouse users list and names that would fool a terminal', () => {
     assert.equal(result.stdout, 'removed admin\\u202egnp.exe\n');
   });
 });
+
+describe('gatehouse users add and names that look like an existing account\'s', () => {
+  let dataDir = '';
+  const add = (name: string): Promise<RunResult> =>
+    runCli(['users', 'add', name, '--level', 'USER', '--password-stdin', '--data-dir', dataDir, '--scrypt', '1024,8,1'], { stdin: 'a-password\n' });
+
+  before(async () => {
+    assertBuilt();
+    dataDir = await tempDir();
+    // Made before look-alikes were refused: they stay as they are.
+    await writeUsersFile(dataDir, ['admin', 'Admin']);
+  });
+  after(() => removeTempDirs());
+
+  for (const [what, name] of [['other case', 'ADMIN'], ['a zero-width space', 'admin\u200b'], ['fullwidth letters', 'ａｄｍｉｎ']] as const) {
+    it(`refuses a name that differs from "admin" only in ${what}, as a taken name, and adds nothing`, async () => {
+      const result = await add(name);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /taken.*case, width or invisible characters/);
+      const listed = await runCli(['users', 'list', '--data-dir', dataDir]);
+      assert.deepEqual(listed.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t')[0]), ['admin', 'Admin']);
+    });
+  }
+
+  it('adds a name that only resembles one (another letter)', async () => {
+    assertOk(await add('admín'), 'users add admín');
+    assertOk(await runCli(['users', 'remove', 'admín', '--data-dir', dataDir]), 'users remove');
+  });
+});

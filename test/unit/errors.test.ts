@@ -25,6 +25,7 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   PasskeyTaken: () => new errors.PasskeyTaken(),
   PasskeysOff: () => new errors.PasskeysOff(),
   TooManyChallenges: () => new errors.TooManyChallenges(120),
+  UsernameLookAlike: () => new errors.UsernameLookAlike(),
   RouteNotFound: () => new errors.RouteNotFound(),
   MethodNotAllowed: () => new errors.MethodNotAllowed(['GET']),
   UsernameTaken: () => new errors.UsernameTaken(),
