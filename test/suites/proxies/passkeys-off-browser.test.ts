@@ -1,0 +1,126 @@
+// The sign-in and account pages in Chromium when passkeys are off (--cookie-domain without
+// --public-url or --passkey-origins): nothing on them offers a passkey; an account that already has
+// one sees it listed, said to be off, and removable. Against Gatehouse itself on http://localhost.
+// Screenshots at desktop and phone width go to GATEHOUSE_SCREENSHOT_DIR, or a temp dir.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Chromium, type Page } from '../../helpers/chromium.js';
+import { assertBuilt, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, startServe, tempDir, type ServeProcess } from '../../helpers/process.js';
+import { SoftAuthenticator } from '../../helpers/soft-authenticator.js';
+
+let browser: Chromium | undefined;
+let screenshotDir = '';
+const pages: Page[] = [];
+
+before(async () => {
+  assertBuilt();
+  browser = await Chromium.launch();
+  screenshotDir = process.env['GATEHOUSE_SCREENSHOT_DIR'] ?? (await tempDir('gatehouse-screens-'));
+});
+
+after(async () => {
+  for (const page of pages) await page.close();
+  await browser?.close();
+  await killAllChildren();
+  await removeTempDirs();
+});
+
+/** A tab whose browser sends `token` as the session cookie to `origin` (the cookie Gatehouse gives is for example.org). */
+async function openPage(origin: string, token: string | undefined): Promise<Page> {
+  assert.ok(browser !== undefined, 'chromium started');
+  const page = await browser.newPage();
+  pages.push(page);
+  if (token !== undefined) await page.send('Network.setCookie', { name: 'jwt', value: token, url: origin, httpOnly: true, sameSite: 'Strict' });
+  return page;
+}
+
+/** The text a person sees on the page (hidden elements left out). */
+const visibleText = (page: Page): Promise<string> => page.evaluate<string>('document.body.innerText');
+
+describe('the pages in Chromium with passkeys off', () => {
+  let gatehouse: ServeProcess;
+  let origin = '';
+  let withPasskey = '';
+  let withoutPasskey = '';
+
+  before(async () => {
+    const dataDir = await tempDir();
+    // First without --cookie-domain, where passkeys work: an account gets one.
+    const first = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir]);
+    const host = `localhost:${first.port}`;
+    const root = await httpCall(first.port, { method: 'POST', path: '/api/auth/register', body: { username: 'root', password: 'root-password-9q', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
+    assert.equal(root.status, 200, root.text);
+    const other = await httpCall(first.port, { method: 'POST', path: '/api/auth/register?cookie=false', token: root.cookieToken ?? '', body: { username: 'bea', password: 'bea-password-9q', client: CLIENT_SETTINGS, level: 'USER' } });
+    assert.equal(other.status, 200, other.text);
+    const options = await httpCall(first.port, { method: 'POST', path: '/api/auth/account/passkeys/options', token: root.cookieToken ?? '', headers: { host }, body: {} });
+    assert.equal(options.status, 200, options.text);
+    const authenticator = new SoftAuthenticator({ origin: `http://${host}` });
+    const credential = authenticator.create(options.json as Parameters<SoftAuthenticator['create']>[0]);
+    const added = await httpCall(first.port, { method: 'POST', path: '/api/auth/account/passkeys', token: root.cookieToken ?? '', headers: { host }, body: { name: 'Laptop', credential } });
+    assert.equal(added.status, 200, added.text);
+    await first.stop();
+
+    gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--cookie-domain', 'example.org']);
+    origin = `http://localhost:${gatehouse.port}`;
+    const signIn = async (username: string, password: string): Promise<string> => {
+      const res = await httpCall(gatehouse.port, { method: 'POST', path: '/api/auth/authenticate', body: { username, password } });
+      assert.equal(res.status, 200, res.text);
+      return res.cookieToken ?? '';
+    };
+    withPasskey = await signIn('root', 'root-password-9q');
+    withoutPasskey = await signIn('bea', 'bea-password-9q');
+  });
+  after(async () => {
+    await gatehouse?.stop();
+  });
+
+  it('says at start-up why passkeys are off', () => {
+    assert.match(gatehouse.stdout() + gatehouse.stderr(), /passkeys are off: with --cookie-domain example\.org, set --public-url/);
+  });
+
+  for (const query of ['', '?mfa=setup', '?mfa=code']) {
+    it(`offers no passkey on the sign-in page${query === '' ? '' : ` (${query})`}`, async () => {
+      const page = await openPage(origin, undefined);
+      await page.navigate(`${origin}/login${query}`);
+      await page.waitFor(`document.getElementById('login') !== null && document.readyState === 'complete'`);
+      assert.equal(await page.evaluate(`document.getElementById('passkey-step').hidden`), true);
+      const text = await visibleText(page);
+      assert.doesNotMatch(text, /passkey/i, text);
+      assert.match(text, /Sign in/);
+      if (query === '?mfa=setup') assert.match(text, /Set up an authenticator app on your account page/);
+      if (query === '') {
+        await page.screenshotAt(join(screenshotDir, 'passkeys-off-sign-in-desktop.png'), 1280);
+        await page.screenshotAt(join(screenshotDir, 'passkeys-off-sign-in-phone.png'), 390);
+      }
+      assert.deepEqual(page.problems.filter((problem) => !/status of 401 .*\/api\/auth\/verify$/.test(problem.text)), []);
+    });
+  }
+
+  it('shows no passkey section on the account page of an account without one', async () => {
+    const page = await openPage(origin, withoutPasskey);
+    await page.navigate(`${origin}/gatehouse/account`);
+    await page.waitFor(`!document.getElementById('account').hidden`);
+    assert.equal(await page.evaluate(`document.getElementById('passkeys-section').hidden`), true);
+    const text = await visibleText(page);
+    assert.doesNotMatch(text, /passkey/i, text);
+    await page.screenshotAt(join(screenshotDir, 'passkeys-off-account-desktop.png'), 1280);
+    await page.screenshotAt(join(screenshotDir, 'passkeys-off-account-phone.png'), 390);
+    assert.deepEqual(page.problems, []);
+  });
+
+  it('lists the passkey an account already has, says they are off, and offers none to add', async () => {
+    const page = await openPage(origin, withPasskey);
+    await page.navigate(`${origin}/gatehouse/account`);
+    await page.waitFor(`!document.getElementById('account').hidden`);
+    assert.equal(await page.evaluate(`document.getElementById('passkey-add').hidden`), true);
+    assert.equal(await page.evaluate(`document.getElementById('passkeys-off').hidden`), false);
+    const text = await visibleText(page);
+    assert.match(text, /Passkeys are turned off on this server/);
+    assert.match(text, /Laptop/);
+    assert.doesNotMatch(text, /Add a passkey/);
+    await page.screenshotAt(join(screenshotDir, 'passkeys-off-account-listed-desktop.png'), 1280);
+    await page.screenshotAt(join(screenshotDir, 'passkeys-off-account-listed-phone.png'), 390);
+    assert.deepEqual(page.problems, []);
+  });
+});
