@@ -201,17 +201,19 @@ describe('POST /api/auth/register once users exist', () => {
     assertError(await register(server, body(user.username), { token: root.token, query: '?cookie=false' }), 500, 'USERNAME_TAKEN');
   });
 
-  it('keeps usernames exactly as sent: names differing only in case or spaces are different users', async () => {
+  it('keeps usernames exactly as sent: names differing in spaces are different users; one differing only in case is taken', async () => {
     const base = uniqueName('Exact');
-    for (const username of [base, base.toLowerCase(), ` ${base}`, `${base} `]) {
+    for (const username of [base, ` ${base}`, `${base} `]) {
       const res = await register(server, body(username), { token: root.token, query: '?cookie=false' });
       assert.equal(res.status, 200, JSON.stringify(username));
       assert.deepEqual(res.json, { username });
     }
+    assertError(await register(server, body(base.toLowerCase()), { token: root.token, query: '?cookie=false' }), 500, 'USERNAME_TAKEN');
     const list = (await listUsers(server, root.token)).json as Array<{ username: string }>;
-    for (const username of [base, base.toLowerCase(), ` ${base}`, `${base} `]) {
+    for (const username of [base, ` ${base}`, `${base} `]) {
       assert.equal(list.filter((entry) => entry.username === username).length, 1, JSON.stringify(username));
     }
+    assert.equal(list.filter((entry) => entry.username === base.toLowerCase()).length, 0);
   });
 
   it('accepts unicode, spaces and punctuation in a username', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashPassword } from '../../src/auth/password.js';
-import { LastAdministrator, StoreWriteFailed, UsernameTaken, UserNotFound, StoreOutcomeUnknown, StoreClosed } from '../../src/errors.js';
+import { LastAdministrator, StoreWriteFailed, UsernameLookAlike, UsernameTaken, UserNotFound, StoreOutcomeUnknown, StoreClosed } from '../../src/errors.js';
 import { addUser, changeUser, removeUser } from '../../src/store/account-rules.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, StoreTooNew, USERS_FILE, type StoredUser, type UserStore } from '../../src/store/users.js';
@@ -379,10 +379,12 @@ describe('account rules', () => {
     await rejectsWith(store.change((view) => addUser(view, user('alice'))), UsernameTaken, 'USERNAME_TAKEN');
   });
 
-  it('treats usernames that differ only in case as different', async () => {
+  it('refuses a username that differs from an existing one only in case, as taken (USERNAME_TAKEN), and keeps a case-only rename of itself', async () => {
     const { store } = await storeWith([user('alice', 10)]);
-    await store.change((view) => addUser(view, user('Alice')));
-    assert.deepEqual(names(store), ['Alice', 'alice']);
+    await rejectsWith(store.change((view) => addUser(view, user('Alice'))), UsernameLookAlike, 'USERNAME_TAKEN');
+    assert.deepEqual(names(store), ['alice']);
+    await store.change((view) => changeUser(view, 'alice', { username: 'Alice' }, CREATED_AT + 1));
+    assert.deepEqual(names(store), ['Alice']);
   });
 
   it('refuses to update or remove a user that does not exist', async () => {
