@@ -185,7 +185,7 @@ var render = function (account) {
       change(null, byId('passkey-message'), 'DELETE', path, undefined, 'Passkey removed.');
     });
   }), byId('no-passkeys'));
-  // Passkeys off on this server (buildAccountPage): none is offered; those the account still has can be removed.
+  // Passkeys off on this server (buildAccountPage): none is offered; those the account still has are listed.
   if (!PASSKEYS_OFFERED) {
     ['passkey-add', 'passkeys-about', 'no-passkeys'].forEach(function (id) { byId(id).hidden = true; });
     byId('passkeys-off').hidden = false;

@@ -157,11 +157,6 @@ byId('code-back').addEventListener('click', function () {
   pending = null;
   say(codeMessage, '');
   showCodeStep(false);
-// Passkeys off on this server (routes/login-page.ts): nothing on the page mentions them.
-if (!PASSKEYS_OFFERED) {
-  var mentions = document.querySelectorAll('[data-passkey]');
-  for (var i = 0; i < mentions.length; i += 1) mentions[i].hidden = true;
-}
   form.elements.password.value = '';
   form.elements.password.focus();
 });
