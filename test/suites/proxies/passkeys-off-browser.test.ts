@@ -1,6 +1,7 @@
 // The sign-in and account pages in Chromium when passkeys are off (--cookie-domain without
 // --public-url or --passkey-origins): nothing on them offers a passkey; an account that already has
-// one sees it listed, said to be off, and removable. Against Gatehouse itself on http://localhost.
+// one sees it listed and said to be off. Against Gatehouse itself on http://gatehouse.test (the
+// browser's name for 127.0.0.1), the cookie domain.
 // Screenshots at desktop and phone width go to GATEHOUSE_SCREENSHOT_DIR, or a temp dir.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ after(async () => {
   await removeTempDirs();
 });
 
-/** A tab whose browser sends `token` as the session cookie to `origin` (the cookie Gatehouse gives is for example.org). */
+/** A tab whose browser sends `token` as the session cookie to `origin`, as after a sign-in there. */
 async function openPage(origin: string, token: string | undefined): Promise<Page> {
   assert.ok(browser !== undefined, 'chromium started');
   const page = await browser.newPage();
@@ -61,8 +62,8 @@ describe('the pages in Chromium with passkeys off', () => {
     assert.equal(added.status, 200, added.text);
     await first.stop();
 
-    gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--cookie-domain', 'example.org']);
-    origin = `http://localhost:${gatehouse.port}`;
+    gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--cookie-domain', 'gatehouse.test']);
+    origin = `http://gatehouse.test:${gatehouse.port}`;
     const signIn = async (username: string, password: string): Promise<string> => {
       const res = await httpCall(gatehouse.port, { method: 'POST', path: '/api/auth/authenticate', body: { username, password } });
       assert.equal(res.status, 200, res.text);
@@ -76,7 +77,7 @@ describe('the pages in Chromium with passkeys off', () => {
   });
 
   it('says at start-up why passkeys are off', () => {
-    assert.match(gatehouse.stdout() + gatehouse.stderr(), /passkeys are off: with --cookie-domain example\.org, set --public-url/);
+    assert.match(gatehouse.stdout() + gatehouse.stderr(), /passkeys are off: with --cookie-domain gatehouse\.test, set --public-url/);
   });
 
   for (const query of ['', '?mfa=setup', '?mfa=code']) {
@@ -88,6 +89,7 @@ describe('the pages in Chromium with passkeys off', () => {
       const text = await visibleText(page);
       assert.doesNotMatch(text, /passkey/i, text);
       assert.match(text, /Sign in/);
+      assert.equal(await page.evaluate(`document.getElementById('cookie-note').hidden`), true, 'the cookie domain covers this host');
       if (query === '?mfa=setup') assert.match(text, /Set up an authenticator app on your account page/);
       if (query === '') {
         await page.screenshotAt(join(screenshotDir, 'passkeys-off-sign-in-desktop.png'), 1280);
