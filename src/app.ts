@@ -1,5 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { ACCESS, type AccessRow } from './auth/access.js';
+import type { Judge } from './auth/judge.js';
 import { MethodNotAllowed, RouteNotFound } from './errors.js';
 import { announcesBody } from './http/body.js';
 import { createBodyPolicy } from './http/body-policy.js';
@@ -19,6 +21,8 @@ export interface AppOptions {
   /** Routes always at the root (health). */
   readonly rootRoutes: readonly Route[];
   readonly baseUri: string;
+  /** Admits every request by its route's row of the access table before the handler runs. */
+  readonly judge: Judge;
   readonly proxyTrust: ProxyTrust;
   readonly logger: Logger;
   /** The body cap: also what a route that takes no body reads and drops at most. */
@@ -33,8 +37,8 @@ export interface AppOptions {
  */
 export function createApp(options: AppOptions) {
   const { baseUri, logger, proxyTrust } = options;
-  const entryOf = (route: Route, path: string) => ({ method: route.method, path, handler: route });
-  const router = createRouter<Route>([
+  const entryOf = (route: Route, path: string) => ({ method: route.method, path, handler: withRowOf(route) });
+  const router = createRouter([
     ...options.rootRoutes.map((route) => entryOf(route, route.path)),
     ...options.apiRoutes.map((route) => entryOf(route, `${baseUri}${route.path}`)),
   ]);
@@ -88,12 +92,13 @@ export function createApp(options: AppOptions) {
       if (match.handler === undefined) {
         sendError(req, res, answerOfMiss(match));
       } else {
-        const route = match.handler;
+        const { route, row } = match.handler;
         const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
         // An empty cookie or `token=` is no credential.
         const cookieToken = readCookie(req.headers.cookie, 'jwt') || undefined;
         const credentials = { cookieToken, queryToken: query['token'] || undefined };
-        const ctx: RequestContext = { req, res, query, param: match.param, address, credentials };
+        const admission = options.judge.admit(row, req, credentials, address);
+        const ctx: RequestContext = { req, res, query, param: match.param, address, credentials, row, admission };
         // Most requests announce no body and expect nothing: the handler runs at once.
         const admitted = expectsContinue || announcesBody(req)
           ? bodyPolicy.admit(route.body, req, res, expectsContinue)
@@ -116,6 +121,11 @@ export function createApp(options: AppOptions) {
   const handleRequest: RequestListener = (req, res) => dispatch(req, res, false);
   const handleCheckContinue: RequestListener = (req, res) => dispatch(req, res, true);
   return { handleRequest, handleCheckContinue };
+}
+
+/** A route with its row of the access table (auth/access.ts), looked up once. */
+function withRowOf(route: Route): { readonly route: Route; readonly row: AccessRow } {
+  return { route, row: ACCESS[route.access] };
 }
 
 const EMPTY_QUERY: Readonly<Record<string, string>> = Object.freeze(Object.create(null) as Record<string, string>);

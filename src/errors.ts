@@ -94,12 +94,14 @@ export class PasskeyRefused extends refusal<string>('PASSKEY_REFUSED', 401, 'The
 /** INTERFACE.md "The caller's own account": the session is fine, the password given to confirm a change is not. */
 export class WrongPassword extends refusal('WRONG_PASSWORD', 403, 'The current password is incorrect.') {}
 /**
- * A password-only session (valid, but too weak; to add a passkey or make a machine token, any
- * one-factor session) asked to change what protects an account that has a second factor
- * (SECURITY.md "Second factors are changed only with a second factor").
+ * A one-factor session asked to change a way into an account that has a second factor (auth/access.ts
+ * `two-once-enrolled`): adding, changing or removing a password, TOTP, passkey or machine token.
  */
 export class SecondFactorSessionRequired extends refusal('SECOND_FACTOR_SESSION_REQUIRED', 403,
-  'This account has a second factor: sign in with it (a code or a passkey; to add a passkey or make a machine token, a code or a passkey that checked your PIN or biometric) to change its password, second factors or machine tokens.') {}
+  'This account has a second factor: sign in with two factors (your password and a code, or a passkey that checked your PIN or biometric) to change its password, second factors or machine tokens.') {}
+/** A change under /api/auth/ that another site started (INTERFACE.md "Who may do what"): Fetch Metadata, else Origin. */
+export class CrossSiteRequest extends refusal('CROSS_SITE_REQUEST', 403,
+  'This request came from another site; changes are only accepted from Gatehouse\'s own pages and API clients.') {}
 /** Confirming TOTP set-up with a code the new authenticator did not show. */
 export class WrongCode extends refusal('WRONG_CODE', 403,
   'The code does not match; check the time on the device and try the next one.') {}

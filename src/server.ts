@@ -10,7 +10,9 @@ import { createPasswordHasher } from './auth/password-hasher.js';
 import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, readSecretFile, secretFromEnvironment } from './auth/secret.js';
 import { createSealer, loadOrCreateSealKey, readSealKeyFile, SEAL_KEY_FILE, SealKeyInvalid } from './auth/seal.js';
-import { createSessionAuthenticator } from './auth/session.js';
+import { assertRoutesFollowTable } from './auth/access.js';
+import { createJudge } from './auth/judge.js';
+import { createSessionChecker } from './auth/session.js';
 import { createMachineTokenVerifier } from './auth/machine-tokens.js';
 import { createTotpAccounts } from './auth/totp-account.js';
 import type { Config } from './config.js';
@@ -109,13 +111,7 @@ export async function startServer(config: Config, options: ServerOptions) {
       isUnreadableSeedLogged = true;
       logger.error('a TOTP seed in the users file cannot be opened with the seal key, so that account cannot sign in with a code; restore the seal key it was made with (or the account can use a recovery code, or an administrator can reset its TOTP)');
     });
-    const session = createSessionAuthenticator({
-      codec,
-      store,
-      revocations,
-      nowSeconds: () => Math.floor(now() / 1000),
-      requireTwoFactorForAdministrators: config.requireMfaForAdmins,
-    });
+    const session = createSessionChecker({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const throttle = createLoginThrottle(config.throttle);
     const cookies = createSessionCookies({ config, codec, proxyTrust, now });
@@ -126,44 +122,56 @@ export async function startServer(config: Config, options: ServerOptions) {
       for (const line of relyingParties.ignoredOrigins) logger.warn(line);
       if (relyingParties.offReason !== undefined) logger.warn(relyingParties.offReason);
     }
+    const judge = createJudge({
+      session,
+      machineTokens,
+      proxyTrust,
+      accountCount: () => store.size,
+      publicHost: config.publicUrl === undefined ? undefined : new URL(config.publicUrl).host,
+      isTwoFactorRequiredOfAdministrators: config.requireMfaForAdmins,
+      passwords: { hasher, throttle, now },
+      logger,
+    });
     // What the route groups are built from; each takes the part it needs.
     const deps = {
-      config, store, codec, session, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now,
+      config, store, codec, session, judge, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now,
     };
+    const apiRoutes = [
+      ...authRoutes({ ...deps, offlineInstruction }),
+      ...accountRoutes(deps),
+      ...forwardRoutes({
+        judge,
+        allowedRedirectHosts: config.allowedRedirectHosts,
+        isStopping: () => isStopping,
+        logger,
+        now,
+        forbiddenPage: buildForbiddenPage(sha256Base64),
+        requireMfa: config.requireMfa,
+      }),
+      ...pageRoutes('signInPage', buildLoginPage({
+        allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,
+        isPasskeyOffered, sha256Base64,
+      })),
+      ...pageRoutes('accountPage', buildAccountPage(sha256Base64, { isPasskeyOffered })),
+      ...probeRoutes(),
+      // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
+      ...(config.authMethod === 'none'
+        ? []
+        : [
+            ...pageRoutes('usersPage', buildUsersPage(sha256Base64)),
+            ...passkeyRoutes({
+              ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), relyingParties,
+            }),
+            ...logoutPageRoutes(deps, sha256Base64),
+          ]),
+    ];
+    const rootRoutes = healthRoutes(() => isStopping);
+    assertRoutesFollowTable([...apiRoutes, ...rootRoutes]);
     const app = createApp({
-      apiRoutes: [
-        ...authRoutes({ ...deps, offlineInstruction }),
-        ...accountRoutes(deps),
-        ...forwardRoutes({
-          session,
-          machineTokens,
-          allowedRedirectHosts: config.allowedRedirectHosts,
-          isStopping: () => isStopping,
-          logger,
-          now,
-          forbiddenPage: buildForbiddenPage(sha256Base64),
-          requireMfa: config.requireMfa,
-          requireMfaForAdmins: config.requireMfaForAdmins,
-        }),
-        ...pageRoutes('/login', buildLoginPage({
-          allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,
-          isPasskeyOffered, sha256Base64,
-        })),
-        ...pageRoutes('/gatehouse/account', buildAccountPage(sha256Base64, { isPasskeyOffered })),
-        ...probeRoutes(),
-        // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
-        ...(config.authMethod === 'none'
-          ? []
-          : [
-              ...pageRoutes('/gatehouse/users', buildUsersPage(sha256Base64)),
-              ...passkeyRoutes({
-                ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), relyingParties,
-              }),
-              ...logoutPageRoutes(deps),
-            ]),
-      ],
-      rootRoutes: healthRoutes(() => isStopping),
+      apiRoutes,
+      rootRoutes,
       baseUri: config.baseUri,
+      judge,
       proxyTrust,
       logger,
       maxBodyBytes: config.maxBodyBytes,

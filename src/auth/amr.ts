@@ -38,3 +38,23 @@ export function readAmr(input: unknown): Amr | undefined {
   }
   return Object.freeze(values);
 }
+
+/**
+ * The `amr` of the caller's new cookie after a change of its account's ways in (INTERFACE.md "Who may do
+ * what"): `pwd` (the change carried the password), and the factors the session proved that the account
+ * still has: `otp` while it has TOTP, `hwk` (with `user`) while it has a passkey; plus `added`, a factor
+ * the change itself proved (confirming TOTP proves `otp`).
+ */
+export function amrAfterChange(
+  proved: Amr | undefined,
+  account: { readonly totp?: unknown; readonly passkeys?: unknown },
+  added?: AmrValue,
+): Amr {
+  const has = (value: AmrValue): boolean => proved?.includes(value) === true || value === added;
+  const kept = AMR_VALUES.filter((value) => {
+    if (value === 'pwd') return true;
+    if (value === 'otp') return has('otp') && account.totp !== undefined;
+    return has(value) && account.passkeys !== undefined;
+  });
+  return kept.length === 1 ? PASSWORD_ONLY : Object.freeze(kept);
+}

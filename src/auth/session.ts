@@ -1,54 +1,23 @@
-import { AuthRequired, NotAdministrator, SecondFactorSessionRequired } from '../errors.js';
+import { AuthRequired } from '../errors.js';
 import type { StoredUser, UserStore } from '../store/users.js';
-import { isAdministrator } from '../validate/level.js';
-import { hasSecondFactor, isTwoFactor } from './amr.js';
 import type { SessionClaims, TokenCodec } from './jwt.js';
 import type { RevocationList } from './revocations.js';
 
-// The refusals every unauthenticated or non-administrator request gets, built once: a 401 or 403
-// thrown per request then constructs no error (that was most of the cost of answering one).
-const AUTH_REQUIRED = Object.freeze(new AuthRequired());
-const NOT_ADMINISTRATOR = Object.freeze(new NotAdministrator());
-
+/** A request's account, as the session token it carried opens it. */
 export interface Caller {
   readonly user: StoredUser;
   readonly token: string;
   readonly claims: SessionClaims;
 }
 
-/**
- * `caller`, when its session may change what protects its account (password, second factors, machine
- * tokens): once the account has a second factor, only a session made with one (a code, or any passkey),
- * so a stolen password cannot add its own factor, remove the owner's, or mint a lasting token. Else
- * throws SecondFactorSessionRequired.
- */
-export function requireProtectionChange(caller: Caller): Caller {
-  const { amr } = caller.claims;
-  const isSecondFactorSession = amr !== undefined && (amr.includes('otp') || amr.includes('hwk'));
-  if (hasSecondFactor(caller.user) && !isSecondFactorSession) throw new SecondFactorSessionRequired();
-  return caller;
-}
-
-/**
- * requireProtectionChange for adding a credential that can pass a two-factor gate (a passkey, or a
- * machine token where the gate says tokens=1): once the account has a second factor, only a
- * two-factor session (isTwoFactor). A passkey without user verification is one factor, and could
- * otherwise add one that claims verification, or mint a token, and pass as two.
- */
-export function requireTwoFactorToAdd(caller: Caller): Caller {
-  if (hasSecondFactor(caller.user) && !isTwoFactor(caller.claims.amr)) throw new SecondFactorSessionRequired();
-  return caller;
-}
-
 export interface Credentials {
   /** The `jwt` cookie's value, if the request has a non-empty one. */
   readonly cookieToken: string | undefined;
-  /** The `token` query parameter. */
+  /** The `token` query parameter; counts only where the access table says (auth/access.ts `urlToken`). */
   readonly queryToken: string | undefined;
 }
 
-type Checked = Caller | { readonly refused: string };
-export type SessionAuthenticator = ReturnType<typeof createSessionAuthenticator>;
+export type SessionChecker = ReturnType<typeof createSessionChecker>;
 
 /**
  * The caller's account as `find` sees it now, while the caller's session still opens it; else
@@ -80,65 +49,26 @@ function sessionProblem(
   return undefined;
 }
 
-export function createSessionAuthenticator(deps: {
+/**
+ * Opens session tokens: the same checks for every token wherever it came from (INTERFACE.md "Tokens
+ * and cookies"). Which tokens a request may use, and what else it needs, is auth/judge.ts's to say.
+ */
+export function createSessionChecker(deps: {
   codec: TokenCodec;
   store: UserStore;
   revocations: RevocationList | undefined;
   nowSeconds: () => number;
-  /** `--require-mfa-for-admins`: an administrator's session without two factors counts as none. */
-  requireTwoFactorForAdministrators?: boolean;
 }) {
-  const isAdministratorRuleOn = deps.requireTwoFactorForAdministrators === true;
-  /** check, without the administrators' two-factor rule (see authenticateAnyFactor). Never throws. */
-  const checkAnyFactor = (credentials: Credentials): Checked => {
-    // Spec section 5.2: the cookie wins; the query token is not even looked at then.
-    const token = credentials.cookieToken ?? credentials.queryToken;
-    if (token === undefined) return { refused: 'no token' };
-    const inspected = deps.codec.inspect(token, deps.nowSeconds());
-    if (!inspected.ok) return { refused: inspected.reason };
-    const { claims } = inspected;
-    const user = deps.store.find(claims.username);
-    if (user === undefined) return { refused: 'unknown user' };
-    const problem = sessionProblem(user, token, claims, deps.revocations);
-    return problem === undefined ? { user, token, claims } : { refused: problem };
-  };
-
-  /** The caller behind the request's token, or the reason there is none. Never throws. */
-  const check = (credentials: Credentials): Checked => {
-    const result = checkAnyFactor(credentials);
-    if (
-      !isAdministratorRuleOn ||
-      'refused' in result ||
-      !isAdministrator(result.user.level) ||
-      isTwoFactor(result.claims.amr)
-    ) {
-      return result;
-    }
-    return { refused: 'administrator without a second factor' };
-  };
-
-  // No cause: a 401 is never logged, so a TokenInvalid per refusal would be built for nobody.
-  const orRefuse = (result: Checked): Caller => {
-    if ('refused' in result) throw AUTH_REQUIRED;
-    return result;
-  };
-
   return {
-    check,
-    checkAnyFactor,
-    /**
-     * Like authenticate, but an administrator's one-factor session passes even when two factors
-     * are required for administrators: the caller's own account API (where a second factor is set
-     * up), logout, and the gate (which answers with a hint of its own) use it.
-     */
-    authenticateAnyFactor: (credentials: Credentials): Caller => orRefuse(checkAnyFactor(credentials)),
-    /** The caller behind the request's token; throws AuthRequired. */
-    authenticate: (credentials: Credentials): Caller => orRefuse(check(credentials)),
-    /** Like authenticate, and throws NotAdministrator for any other level. */
-    requireAdministrator(credentials: Credentials): Caller {
-      const caller = orRefuse(check(credentials));
-      if (!isAdministrator(caller.user.level)) throw NOT_ADMINISTRATOR;
-      return caller;
+    /** The caller behind `token`, or the reason there is none. Never throws. */
+    check(token: string): Caller | { readonly refused: string } {
+      const inspected = deps.codec.inspect(token, deps.nowSeconds());
+      if (!inspected.ok) return { refused: inspected.reason };
+      const { claims } = inspected;
+      const user = deps.store.find(claims.username);
+      if (user === undefined) return { refused: 'unknown user' };
+      const problem = sessionProblem(user, token, claims, deps.revocations);
+      return problem === undefined ? { user, token, claims } : { refused: problem };
     },
   };
 }

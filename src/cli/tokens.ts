@@ -4,7 +4,7 @@ import { addMachineToken, removeMachineToken } from '../store/machine-token-rule
 import { openUserStore } from '../store/users.js';
 import { checkUsername } from '../validate/auth.js';
 import { integerIn } from '../validate/check.js';
-import { checkMachineTokenId, checkNewMachineTokenBody, MAX_TOKEN_DAYS } from '../validate/machine-token.js';
+import { checkMachineTokenId, checkNewMachineToken, MAX_TOKEN_DAYS } from '../validate/machine-token.js';
 import { settingsHelp, type CliIo } from './commands.js';
 import { DATA_DIR_SETTINGS, existingUser, offlineConfig, parseOffline, valid, withDataDir } from './offline.js';
 import { EXIT_OK } from './usage-error.js';
@@ -51,7 +51,7 @@ export async function tokensCommand(args: readonly string[], io: CliIo): Promise
       ? valid(integerIn(1, MAX_TOKEN_DAYS), /^[0-9]{1,5}$/.test(daysText) ? Number(daysText) : daysText, '--days')
       : undefined;
     const body = valid(
-      checkNewMachineTokenBody, { name: positionals[1], ...(days === undefined ? {} : { days }) }, 'NAME',
+      checkNewMachineToken, { name: positionals[1], ...(days === undefined ? {} : { days }) }, 'NAME',
     );
     newToken = { name: body.name, days: body.days };
   } else if (command === 'revoke') {

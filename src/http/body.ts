@@ -5,7 +5,7 @@ import { decodeUtf8Strict } from '../validate/utf8.js';
 export const MAX_JSON_DEPTH = 32;
 
 /** The media type without parameters, lower-cased; only `charset` may follow application/json. */
-function isJsonContentType(header: string): boolean {
+export function isJsonContentType(header: string): boolean {
   const [mediaType = '', ...parameters] = header.split(';');
   if (mediaType.trim().toLowerCase() !== 'application/json') return false;
   return parameters.every((parameter) => {

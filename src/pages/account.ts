@@ -71,6 +71,8 @@ const BODY = `
 <ul id="passkey-list" class="items"></ul>
 <p id="no-passkeys" class="muted" hidden>No passkeys yet.</p>
 <form id="passkey-add" method="post">
+<label for="passkey-password">Your password, to add or remove a passkey</label>
+<input id="passkey-password" name="password" type="password" autocomplete="current-password" required>
 <label for="passkey-name">Name for a new passkey</label>
 <input id="passkey-name" name="name" autocomplete="off" maxlength="64" placeholder="e.g. Phone, YubiKey" required>
 <button type="submit">Add a passkey</button>
@@ -92,6 +94,8 @@ const BODY = `
 <input id="token-name" name="name" autocomplete="off" maxlength="64" placeholder="e.g. backup script" required>
 <label for="token-days">Expires after (days, empty for never)</label>
 <input id="token-days" name="days" type="number" min="1" max="3650" inputmode="numeric">
+<label for="token-password">Your password</label>
+<input id="token-password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Create a token</button>
 </form>
 <p id="token-message" class="message" role="alert" hidden></p>
@@ -181,8 +185,15 @@ var render = function (account) {
     var name = String(passkey.name);
     var details = 'Added ' + when(passkey.createdAt) + ' · last used ' + when(passkey.lastUsedAt);
     return item(name, details, 'Remove', 'Remove passkey ' + name, function () {
+      var password = byId('passkey-password');
+      if (password.value === '') {
+        say(byId('passkey-message'), 'Enter your password above to remove a passkey.');
+        password.focus();
+        reload();
+        return;
+      }
       var path = '../api/auth/account/passkeys/' + encodeURIComponent(passkey.id);
-      change(null, byId('passkey-message'), 'DELETE', path, undefined, 'Passkey removed.');
+      change(byId('passkey-add'), byId('passkey-message'), 'DELETE', path, { password: password.value }, 'Passkey removed.');
     });
   }), byId('no-passkeys'));
   // Passkeys off on this server (buildAccountPage): none is offered; those the account still has are listed.
@@ -305,7 +316,7 @@ onSubmit(byId('passkey-add'), function (form) {
       if (bodyOf(answer) === null) throw new Error(problemOf(answer));
       return navigator.credentials.create({ publicKey: publicKeyOf(answer.body) }).then(function (credential) {
         if (credential === null) throw new Error('No passkey was made.');
-        var body = { name: name, credential: credentialJsonOf(credential) };
+        var body = { name: name, credential: credentialJsonOf(credential), password: form.elements.password.value };
         return change(form, message, 'POST', '../api/auth/account/passkeys', body, 'Passkey added.');
       });
     })
@@ -321,7 +332,7 @@ onSubmit(byId('passkey-add'), function (form) {
 });
 
 onSubmit(byId('token-add'), function (form) {
-  var body = { name: form.elements.name.value.trim() };
+  var body = { name: form.elements.name.value.trim(), password: form.elements.password.value };
   if (form.elements.days.value !== '') body.days = Number(form.elements.days.value);
   byId('new-token').hidden = true;
   change(form, byId('token-message'), 'POST', '../api/auth/account/tokens', body, '').then(function (answer) {

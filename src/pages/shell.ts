@@ -1,6 +1,7 @@
 // Every Gatehouse page is built here, once at start-up: one HTML skeleton, one look, and one
 // Content-Security-Policy that allows the page's own script and style by hash and loads nothing else.
 import type { OutgoingHttpHeaders } from 'node:http';
+import { ACCESS } from '../auth/access.js';
 import { sendStatic } from '../http/respond.js';
 import type { Route } from '../routes/context.js';
 
@@ -255,11 +256,18 @@ ${spec.body}
   };
 }
 
-/** GET and HEAD of `path` (under the base URI): the same prebuilt bytes for everyone; the query is the script's business. */
-export function pageRoutes(path: string, page: BuiltPage): Route[] {
+/**
+ * GET and HEAD of a page's row (under the base URI): the same prebuilt bytes for everyone; the query is
+ * the script's business.
+ */
+export function pageRoutes(access: PageAction, page: BuiltPage): Route[] {
+  const { path } = ACCESS[access];
   const handler: Route['handler'] = (ctx) => sendStatic(ctx.res, 200, page.body, page.headers);
   return [
-    { method: 'GET', path, body: 'none', handler },
-    { method: 'HEAD', path, body: 'none', handler },
+    { method: 'GET', path, access, body: 'none', handler },
+    { method: 'HEAD', path, access, body: 'none', handler },
   ];
 }
+
+/** The rows of pages that are the same bytes for everyone. */
+type PageAction = 'signInPage' | 'accountPage' | 'usersPage';

@@ -1,4 +1,6 @@
 import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
+import { ACCESS } from '../auth/access.js';
+import { hashKeyOf, throttledMatch } from '../auth/throttled-password.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import type { Caller } from '../auth/session.js';
 import {
@@ -8,15 +10,12 @@ import {
   InvalidSecondFactor,
   InvalidPathParameter,
   NotAdministrator,
-  ProxyRequired,
   SecondFactorRequired,
-  TooManyAttempts,
   UserNotFound,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { createFirstRegistrationHostCheck } from '../http/host-header.js';
-import { networkKeyOf } from '../http/network-key.js';
 import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
 import { addUser, changeUser, newAccount, removeUser, type UserChanges } from '../store/account-rules.js';
 import { accountSummaryOf } from '../store/account-summary.js';
@@ -30,7 +29,7 @@ import {
   type AuthenticateBody,
 } from '../validate/auth.js';
 import { isAdministrator } from '../validate/level.js';
-import { readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
+import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
 export interface AuthRouteDeps extends RouteDeps {
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
@@ -42,16 +41,16 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const api = authApiOf(deps);
   const on = (handler: AuthHandler) => (ctx: RequestContext) => handler(api, ctx);
   return [
-    { method: 'POST', path: '/api/auth/authenticate', body: 'json', handler: on(signIn) },
-    { method: 'POST', path: '/api/auth/register', body: 'json', handler: on(register) },
-    { method: 'GET', path: '/api/auth/verify', body: 'none', handler: on(verify) },
-    { method: 'GET', path: '/api/auth/logout', body: 'none', handler: on(logout) },
-    { method: 'GET', path: '/api/auth/users', body: 'none', handler: on(listUsers) },
+    { method: 'POST', path: '/api/auth/authenticate', access: 'signIn', body: 'json', handler: on(signIn) },
+    { method: 'POST', path: '/api/auth/register', access: 'register', body: 'json', handler: on(register) },
+    { method: 'GET', path: '/api/auth/verify', access: 'verify', body: 'none', handler: on(verify) },
+    { method: 'GET', path: '/api/auth/logout', access: 'logout', body: 'none', handler: on(logout) },
+    { method: 'GET', path: '/api/auth/users', access: 'listUsers', body: 'none', handler: on(listUsers) },
     // INTERFACE.md "Administrators": an account without client settings, for apps behind the gate.
-    { method: 'POST', path: '/api/auth/users', body: 'json', handler: on(createUser) },
-    { method: 'GET', path: '/api/auth/users/:username', body: 'none', handler: on(showUser) },
-    { method: 'PATCH', path: '/api/auth/users/:username', body: 'json', handler: on(updateUser) },
-    { method: 'DELETE', path: '/api/auth/users/:username', body: 'none', handler: on(deleteUser) },
+    { method: 'POST', path: '/api/auth/users', access: 'createUser', body: 'json', handler: on(createUser) },
+    { method: 'GET', path: '/api/auth/users/:username', access: 'showUser', body: 'none', handler: on(showUser) },
+    { method: 'PATCH', path: '/api/auth/users/:username', access: 'updateUser', body: 'json', handler: on(updateUser) },
+    { method: 'DELETE', path: '/api/auth/users/:username', access: 'deleteUser', body: 'none', handler: on(deleteUser) },
   ];
 }
 
@@ -65,21 +64,16 @@ function proxyAuthenticatedRoutes(deps: AuthRouteDeps): Route[] {
   const builtIn = { username: '_config', level: 10 } as const;
   // Every caller gets the same answer: serialized once (and no spread on the hot path, see respond.ts).
   const verifyAnswer = prepareAnswer(200, JSON.stringify({ initialUser: false, ...builtIn, configs }));
-  const guard = (ctx: RequestContext): void => {
-    if (!deps.proxyTrust.isTrustedPeer(ctx.req)) throw new ProxyRequired();
-  };
+  // The judge answers anyone but the proxy that authenticates (or loopback) with 403 (rows proxy*).
   return [
-    { method: 'POST', path: '/api/auth/authenticate', body: 'json', handler: async (ctx) => {
-      guard(ctx);
+    { method: 'POST', path: '/api/auth/authenticate', access: 'proxySignIn', body: 'json', handler: async (ctx) => {
       await readJsonBody(ctx.req, deps.config.maxBodyBytes);
       sendJson(ctx.res, 200, { success: true, ...builtIn });
     } },
-    { method: 'GET', path: '/api/auth/verify', body: 'none', handler: (ctx) => {
-      guard(ctx);
+    { method: 'GET', path: '/api/auth/verify', access: 'proxyVerify', body: 'none', handler: (ctx) => {
       sendPrepared(ctx.res, verifyAnswer);
     } },
-    { method: 'GET', path: '/api/auth/logout', body: 'none', handler: (ctx) => {
-      guard(ctx);
+    { method: 'GET', path: '/api/auth/logout', access: 'proxyLogout', body: 'none', handler: (ctx) => {
       sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.cleared(ctx) });
     } },
   ];
@@ -125,7 +119,7 @@ async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
 async function passwordHolder(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, key: WorkKey) {
   const user = api.store.find(body.username);
   const attempt = { username: body.username, password: body.password, hash: user?.passwordHash, key };
-  const matches = await throttledMatch(api, ctx, attempt);
+  const matches = await throttledMatch(api, ctx.address, ctx.req, attempt);
   // The user may have been changed or removed while we hashed.
   const current = api.store.find(body.username);
   if (!matches || current === undefined || current.passwordHash !== user?.passwordHash) {
@@ -174,7 +168,8 @@ async function withCode(api: AuthApi, ctx: RequestContext, body: AuthenticateBod
 
 /** POST /api/auth/register; spec section 5.7: once users exist, credentials come first (401 / 403), before the body. */
 async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
-  const caller = api.store.size > 0 ? api.session.requireAdministrator(ctx.credentials) : undefined;
+  // The judge let in an administrator, or anyone while no account exists (row first-or-administrator).
+  const caller = ctx.admission.caller;
   // No credentials are needed for the first user: only through a host a rebinding page cannot pose as.
   if (caller === undefined && !api.isFirstRegistrationHost(ctx.req.headers.host)) {
     throw new HostNotAllowed(api.offlineInstruction(['users', 'add', 'admin', '--level', 'ADMINISTRATOR']));
@@ -211,8 +206,8 @@ function verify(api: AuthApi, ctx: RequestContext): void {
     sendJson(ctx.res, 200, { initialUser: true, configs: api.configs });
     return;
   }
-  const caller = api.session.check(ctx.credentials);
-  if ('refused' in caller) {
+  const { caller } = ctx.admission;
+  if (caller === undefined) {
     sendPrepared(ctx.res, api.unauthenticatedVerify);
     return;
   }
@@ -226,13 +221,12 @@ function verify(api: AuthApi, ctx: RequestContext): void {
 }
 
 async function logout(api: AuthApi, ctx: RequestContext): Promise<void> {
-  const caller = api.session.authenticateAnyFactor(ctx.credentials);
+  const caller = callerOf(ctx);
   if (api.revocations !== undefined) await api.revocations.revoke(caller.token, caller.claims, nowSeconds(api));
   sendJson(ctx.res, 200, {}, { 'set-cookie': api.cookies.cleared(ctx) });
 }
 
 function listUsers(api: AuthApi, ctx: RequestContext): void {
-  api.session.requireAdministrator(ctx.credentials);
   if (api.userList?.version !== api.store.version) {
     const entries = Array.from(api.store.list(), (user) => ({ username: user.username, level: user.level }));
     api.userList = { version: api.store.version, answer: prepareAnswer(200, JSON.stringify(entries)) };
@@ -241,7 +235,7 @@ function listUsers(api: AuthApi, ctx: RequestContext): void {
 }
 
 async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
-  const caller = api.session.requireAdministrator(ctx.credentials);
+  const caller = callerOf(ctx);
   const { username, level, password, groups } = await readCheckedBody(ctx, api.createUserBody, api.config.maxBodyBytes);
   const passwordHash = await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
   const listed = groups === undefined || groups.length === 0 ? {} : { groups };
@@ -253,23 +247,28 @@ async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 }
 
 function showUser(api: AuthApi, ctx: RequestContext): void {
-  api.session.requireAdministrator(ctx.credentials);
   const user = api.store.find(usernameFromPath(ctx.param));
   if (user === undefined) throw new UserNotFound();
   sendJson(ctx.res, 200, accountSummaryOf(user));
 }
 
 async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
-  const caller = api.session.requireAdministrator(ctx.credentials);
+  const caller = callerOf(ctx);
   const target = usernameFromPath(ctx.param);
   // The checked patch holds only the fields sent: username, level, client and groups go on as they are.
-  const { password, totp, email, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
+  const { password, totp, passkeys, tokens, email, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
+  // Touching an account's ways in is its own row: two factors for an administrator who has a second one.
+  if (password !== undefined || totp !== undefined || passkeys !== undefined || tokens !== undefined) {
+    api.judge.requireRow(ACCESS.updateUserWaysIn, caller);
+  }
   const passwordHash = password === undefined
     ? undefined
     : await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
   const changes: UserChanges = {
     ...fields,
     ...(totp === false ? { removeTotp: true } : {}),
+    ...(passkeys === false ? { removePasskeys: true } : {}),
+    ...(tokens === false ? { removeTokens: true } : {}),
     ...(passwordHash === undefined ? {} : { passwordHash }),
     // An address an administrator sets counts as verified.
     ...(email === undefined ? {} : { email: email === null ? null : { address: email, isVerified: true } }),
@@ -282,7 +281,7 @@ async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 }
 
 async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
-  const caller = api.session.requireAdministrator(ctx.credentials);
+  const caller = callerOf(ctx);
   const target = usernameFromPath(ctx.param);
   await api.store.change((view) => {
     assertStillAdministrator(api, view, caller);
@@ -311,46 +310,4 @@ function usernameFromPath(raw: string | undefined): string {
   const result = checkPathUsername(decoded, 'username');
   if (!result.ok) throw new InvalidPathParameter();
   return result.value;
-}
-
-/**
- * Whether `password` is the one `hash` was made from, judged under the login throttle: a throttled
- * attempt is refused (429) before any hashing, so an attacker cannot buy scrypt time. The attempt
- * counts as a failure from here on, until the caller records a success or cancels it.
- */
-export async function throttledMatch(deps: RouteDeps, ctx: RequestContext, attempt: PasswordAttempt): Promise<boolean> {
-  const client = throttleKeyOf(ctx.address);
-  const wait = deps.throttle.beginAttempt(attempt.username, client, deps.now());
-  if (wait > 0) throw new TooManyAttempts(wait);
-  try {
-    return await deps.hasher.verify(attempt.password, attempt.hash, attempt.key, () => ctx.req.socket.destroyed);
-  } catch (error) {
-    // Busy or abandoned: the password was never judged, so it is not a failed login.
-    deps.throttle.cancelAttempt(attempt.username, client);
-    throw error;
-  }
-}
-interface PasswordAttempt {
-  readonly username: string;
-  readonly password: string;
-  readonly hash: string | undefined;
-  readonly key: WorkKey;
-}
-
-/**
- * The hash queue's key for a request (SECURITY.md "Login storms"): an administrator's work queues
- * as that account, without the per-client caps (a script adding users in parallel is normal);
- * anyone else's, signed in or not, under the throttle's client key and its network.
- */
-export function hashKeyOf(address: string, caller: Caller | undefined): WorkKey {
-  // The comma keeps it apart from every address key: no X-Forwarded-For hop holds one.
-  if (caller !== undefined && isAdministrator(caller.user.level)) {
-    return {
-      client: `,account:${caller.user.username}`,
-      network: `,account:${caller.user.username}`,
-      isUncapped: true,
-    };
-  }
-  const client = throttleKeyOf(address);
-  return { client, network: networkKeyOf(client) };
 }

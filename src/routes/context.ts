@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { RevocationList } from '../auth/revocations.js';
-import { accountStillSignedIn, type Caller, type Credentials, type SessionAuthenticator } from '../auth/session.js';
+import type { AccessRow, Action } from '../auth/access.js';
+import type { Admission, Judge } from '../auth/judge.js';
+import { accountStillSignedIn, type Caller, type Credentials, type SessionChecker } from '../auth/session.js';
 import type { TotpAccounts } from '../auth/totp-account.js';
 import type { Config } from '../config.js';
 import { ValidationFailed } from '../errors.js';
@@ -23,6 +25,10 @@ export interface RequestContext {
   readonly param: string | undefined;
   readonly address: string;
   readonly credentials: Credentials;
+  /** The request's row of the access table. */
+  readonly row: AccessRow;
+  /** What the judge (auth/judge.ts) let in for this request's row, before the handler ran. */
+  readonly admission: Admission;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void> | void;
@@ -30,6 +36,8 @@ export type Handler = (ctx: RequestContext) => Promise<void> | void;
 export interface Route {
   readonly method: string;
   readonly path: string;
+  /** The route's row in the access table (auth/access.ts): the judge admits the request by it first. */
+  readonly access: Action;
   /** What the route does with a request body (http/body-policy.ts); every route says. */
   readonly body: BodyUse;
   readonly handler: Handler;
@@ -39,7 +47,8 @@ export interface Route {
 export interface RouteDeps {
   readonly config: Config;
   readonly store: UserStore;
-  readonly session: SessionAuthenticator;
+  readonly session: SessionChecker;
+  readonly judge: Judge;
   readonly hasher: PasswordHasher;
   readonly throttle: LoginThrottle;
   readonly revocations: RevocationList | undefined;
@@ -51,14 +60,31 @@ export interface RouteDeps {
   readonly now: () => number;
 }
 
-/** The request's JSON body as `check` accepts it; else throws ValidationFailed with the problems. */
+/**
+ * The request's JSON body as `check` accepts it; else throws ValidationFailed with the problems. Outside
+ * the Flood endpoints (row body `json`) no body reads as `{}`.
+ */
 export async function readCheckedBody<T>(ctx: RequestContext, check: Checker<T>, maxBodyBytes: number): Promise<T> {
-  const result = check(await readJsonBody(ctx.req, maxBodyBytes), '');
+  const body = await readJsonBody(ctx.req, maxBodyBytes);
+  const result = check(body === undefined && ctx.row.body === 'json' ? {} : body, '');
   if (!result.ok) throw new ValidationFailed(result.problems);
   return result.value;
 }
 
-/** The caller's account in a store change's `view`, while its session still opens it; else throws AuthRequired. */
-export function stillSignedIn(deps: Pick<RouteDeps, 'revocations'>, view: UserView, caller: Caller): StoredUser {
-  return accountStillSignedIn((name) => view.get(name), caller, deps.revocations);
+/** The caller the judge let in; a route whose row lets anyone in has none (a bug to ask then). */
+export function callerOf(ctx: RequestContext): Caller {
+  const { caller } = ctx.admission;
+  if (caller === undefined) throw new TypeError('this route\'s access row admits no caller');
+  return caller;
+}
+
+/**
+ * The caller's account as `users` hold it now (a store change's view, or the store), while its
+ * session still opens it; else throws AuthRequired.
+ */
+export function stillSignedIn(
+  deps: Pick<RouteDeps, 'revocations'>, users: Pick<UserView, 'get'> | UserStore, caller: Caller,
+): StoredUser {
+  const find = 'get' in users ? (name: string) => users.get(name) : (name: string) => users.find(name);
+  return accountStillSignedIn(find, caller, deps.revocations);
 }

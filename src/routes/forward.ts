@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { hasSecondFactor, isTwoFactor } from '../auth/amr.js';
-import type { MachineTokenVerifier } from '../auth/machine-tokens.js';
-import type { Credentials, SessionAuthenticator } from '../auth/session.js';
+import type { GateAsks, Judge } from '../auth/judge.js';
+import type { Credentials } from '../auth/session.js';
 import {
   AuthRequired, SecondFactorRequired, InvalidGroupFilter, NotAdministrator, NotInGroup, ServiceStopping, UnknownLevel,
 } from '../errors.js';
@@ -18,17 +17,13 @@ import type { Route, RequestContext } from './context.js';
 import type { ForbiddenPage, Missing } from './forbidden-page.js';
 
 export interface ForwardRouteDeps {
-  readonly session: SessionAuthenticator;
+  readonly judge: Judge;
   /** Hosts an absolute `login=` URL may point at (the login page's own host must be listed). */
   readonly allowedRedirectHosts: readonly string[];
   readonly isStopping: () => boolean;
   readonly logger: Logger;
-  /** Machine tokens in Authorization (Bearer, or Basic with a token as password); none pass without it. */
-  readonly machineTokens?: MachineTokenVerifier;
   /** `--require-mfa`: every check needs a two-factor session, as if the URL said `mfa=1`. */
   readonly requireMfa?: boolean;
-  /** `--require-mfa-for-admins`: an administrator's session needs two factors. */
-  readonly requireMfaForAdmins?: boolean;
   /** Milliseconds since the epoch (the pace of the redirect-loop warning); Date.now when absent. */
   readonly now?: () => number;
   /** The 403 page for a browser (Accept: text/html); without it every 403 is JSON. */
@@ -54,7 +49,7 @@ const NON_NAVIGATION_MODES: readonly string[] = ['cors', 'no-cors', 'same-origin
  * nginx turns any other status into a 500.
  */
 export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
-  const { session, allowedRedirectHosts, isStopping, logger } = deps;
+  const { judge, allowedRedirectHosts, isStopping, logger } = deps;
   const unauthenticated = toPublicError(new AuthRequired());
   const notAdministrator = toPublicError(new NotAdministrator()).prepared;
   const unknownLevel = toPublicError(new UnknownLevel()).prepared;
@@ -146,34 +141,34 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
       sendPrepared(res, invalidGroupFilter);
       return;
     }
-    // A machine token in Authorization is judged alone; any other Authorization is the app's own.
-    // The administrators' two-factor rule is judged below, where the answer can say why.
-    const machine = deps.machineTokens?.check(req.headers.authorization);
-    const caller = machine ?? session.checkAnyFactor(credentialsOf(ctx.credentials, req.headers));
-    if ('refused' in caller) {
-      refuse(ctx, unauthenticated, undefined);
+    const asks: GateAsks = {
+      isAdministratorAsked: level === 'ADMINISTRATOR',
+      groups,
+      isTwoFactorAsked: isTwoFactorAsked(ctx.query['mfa'], deps),
+      areTokensAllowed: ctx.query['tokens'] === '1',
+    };
+    const verdict = judge.gate(req.headers, credentialsOf(ctx.credentials, req.headers), asks);
+    if (!verdict.allowed) {
+      if (verdict.refusal === 'no-session') {
+        refuse(ctx, unauthenticated, undefined);
+      } else if (verdict.refusal === 'second-factor') {
+        // The sign-in page learns from `mfa=` whether to ask for the code or for a second factor to be set up.
+        if (verdict.via === 'session') refuse(ctx, secondFactorRequired, verdict.hint);
+        else sendPrepared(res, ctx.query['basic'] === '1' ? basicChallenge : secondFactorRequired.prepared);
+      } else {
+        const { user, isAdministratorMissing, isGroupMissing } = verdict;
+        const missing: Missing = {
+          isAdministratorNeeded: isAdministratorMissing,
+          ...(isGroupMissing && groups !== undefined ? { groups } : {}),
+        };
+        if (!sendForbiddenPage(ctx, user, missing)) {
+          sendPrepared(res, isAdministratorMissing ? notAdministrator : notInGroup);
+        }
+      }
       return;
     }
-    // INTERFACE.md "The gate", `mfa=1`: a session without two factors counts as none; the login page
-    // learns from `mfa=` whether to ask for the code or for a second factor to be set up first.
-    // A machine token has no second factor: it passes only where the forward URL also says `tokens=1`.
-    const isTwoFactorSession = 'claims' in caller ? isTwoFactor(caller.claims.amr) : ctx.query['tokens'] === '1';
-    if (!isTwoFactorSession && isTwoFactorAsked(ctx.query['mfa'], deps, caller.user)) {
-      if ('claims' in caller) refuse(ctx, secondFactorRequired, hasSecondFactor(caller.user) ? 'code' : 'setup');
-      else sendPrepared(res, ctx.query['basic'] === '1' ? basicChallenge : secondFactorRequired.prepared);
-      return;
-    }
-    const { user } = caller;
-    const isLevelMissing = level === 'ADMINISTRATOR' && !isAdministrator(user.level);
-    // INTERFACE.md "The gate": members of any one of the groups; with level=, both must hold.
-    const isGroupMissing = groups !== undefined && !isInAnyGroup(user, groups);
-    if (isLevelMissing || isGroupMissing) {
-      const missing: Missing = { isAdministratorNeeded: isLevelMissing, ...(isGroupMissing ? { groups } : {}) };
-      if (!sendForbiddenPage(ctx, user, missing)) sendPrepared(res, isLevelMissing ? notAdministrator : notInGroup);
-      return;
-    }
+    const { user, via: auth } = verdict;
     // After `token`, the shared snippets keep Authorization from the app (a Basic token has no pattern to spot).
-    const auth = 'claims' in caller ? 'session' : 'token';
     let answer = allowedAnswers[auth].get(user);
     if (answer === undefined) {
       answer = prepareAnswer(200, '{}', {
@@ -190,20 +185,12 @@ export function forwardRoutes(deps: ForwardRouteDeps): Route[] {
 
   // The body is never read, never 413: nginx may pass on the original request's Content-Length
   // without sending a byte. The body policy closes the connection when one was announced.
-  return [{ method: ANY_METHOD, path: '/api/auth/forward', body: 'ignored', handler }];
+  return [{ method: ANY_METHOD, path: '/api/auth/forward', access: 'forward', body: 'ignored', handler }];
 }
 
 /** `mfa=` anything but absent, 0 or false asks for two factors (a typo fails closed); so may the operator. */
-function isTwoFactorAsked(mfa: string | undefined, deps: ForwardRouteDeps, user: StoredUser): boolean {
-  if (mfa !== undefined && mfa !== '0' && mfa !== 'false') return true;
-  return deps.requireMfa === true || (deps.requireMfaForAdmins === true && isAdministrator(user.level));
-}
-
-function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
-  const own = user.groups;
-  if (own === undefined) return false;
-  for (const name of groups) if (own.includes(name)) return true;
-  return false;
+function isTwoFactorAsked(mfa: string | undefined, deps: ForwardRouteDeps): boolean {
+  return (mfa !== undefined && mfa !== '0' && mfa !== 'false') || deps.requireMfa === true;
 }
 
 /**

@@ -10,5 +10,5 @@ export function healthRoutes(isStopping: () => boolean): Route[] {
     if (isStopping()) sendJson(ctx.res, 503, { status: 'unavailable' });
     else sendJson(ctx.res, 200, { status: 'ok' });
   };
-  return [{ method: 'GET', path: '/healthz', body: 'none', handler }];
+  return [{ method: 'GET', path: '/healthz', access: 'health', body: 'none', handler }];
 }

@@ -1,5 +1,6 @@
 import { isVisibleAscii } from '../http/header-value.js';
 import { sendStatic } from '../http/respond.js';
+import { buildPage, PAGE_HELPERS, type Sha256Base64 } from '../pages/shell.js';
 import type { Route, RouteDeps } from './context.js';
 import { MAX_RD_LENGTH } from './forward.js';
 
@@ -10,14 +11,22 @@ const EMPTY = Buffer.alloc(0);
  * `{base}/api/auth/logout` does (clears the cookie; revokes the token when --revoke-on-logout is
  * set) and sends the browser to the sign-in page beside it (`login`, relative, so it works under
  * any base URI and any mount), passing `rd` on for the sign-in page to judge. Without a session
- * it still clears the cookie and redirects: the page never shows an error or JSON.
+ * it still clears the cookie and redirects: the page never shows an error or JSON. A navigation
+ * another site started (access row `signOutPage`) signs nothing out: it gets a page whose button does.
  */
-export function logoutPageRoutes(deps: Pick<RouteDeps, 'session' | 'revocations' | 'cookies' | 'now'>): Route[] {
+export function logoutPageRoutes(
+  deps: Pick<RouteDeps, 'revocations' | 'cookies' | 'now'>, sha256Base64: Sha256Base64,
+): Route[] {
+  const confirmPage = buildPage({ title: 'Sign out', body: CONFIRM_BODY, script: `${PAGE_HELPERS}${CONFIRM_SCRIPT}` }, sha256Base64);
   return [
-    { method: 'GET', path: '/logout', body: 'none', async handler(ctx) {
+    { method: 'GET', path: '/logout', access: 'signOutPage', body: 'none', async handler(ctx) {
+      if (ctx.admission.isCrossSite) {
+        sendStatic(ctx.res, 200, confirmPage.body, confirmPage.headers);
+        return;
+      }
       // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.
-      const caller = deps.session.checkAnyFactor(ctx.credentials);
-      if (!('refused' in caller) && deps.revocations !== undefined) {
+      const { caller } = ctx.admission;
+      if (caller !== undefined && deps.revocations !== undefined) {
         await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
       }
       const rd = ctx.query['rd'];
@@ -34,3 +43,24 @@ export function logoutPageRoutes(deps: Pick<RouteDeps, 'session' | 'revocations'
     } },
   ];
 }
+
+const CONFIRM_BODY = `
+<h1>Sign out</h1>
+<p>Another site sent you here. Sign out of Gatehouse?</p>
+<p id="message" class="message" role="alert" hidden></p>
+<button type="button" id="sign-out">Sign out</button>
+<p><a id="stay" href="login">Stay signed in</a></p>
+`;
+
+// Same-origin from here: the API call carries the cookie and passes the cross-site rule.
+const CONFIRM_SCRIPT = `
+var rd = new URLSearchParams(location.search).get('rd');
+var login = rd ? 'login?rd=' + encodeURIComponent(rd) : 'login';
+byId('stay').href = login;
+byId('sign-out').addEventListener('click', function () {
+  callApi('GET', 'api/auth/logout').then(function (answer) {
+    if (answer.ok || answer.status === 401) location.assign(login);
+    else say(byId('message'), problemOf(answer), '');
+  });
+});
+`;

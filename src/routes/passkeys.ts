@@ -1,5 +1,4 @@
-import { passkeyAmr } from '../auth/amr.js';
-import { requireTwoFactorToAdd, requireProtectionChange } from '../auth/session.js';
+import { amrAfterChange, passkeyAmr } from '../auth/amr.js';
 import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, PasskeysOff, TooManyPasskeys, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
@@ -7,14 +6,15 @@ import { sendJson } from '../http/respond.js';
 import { addPasskey, recordPasskeyUse, removePasskey } from '../store/passkey-rules.js';
 import type { StoredUser } from '../store/users.js';
 import {
-  checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeySignInBody, MAX_PASSKEYS,
+  checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeyRemovalBody, checkPasskeySignInBody,
+  MAX_PASSKEYS,
 } from '../validate/passkey.js';
 import { CHALLENGE_LIMITS, type ChallengeEntry, type ChallengeStore } from '../webauthn/challenges.js';
 import { COSE_ALGORITHMS, decodeCoseKey } from '../webauthn/cose.js';
 import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
 import type { RelyingParties, RelyingParty } from '../webauthn/relying-party.js';
 import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from '../webauthn/verify.js';
-import { readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
+import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
 export interface PasskeyRouteDeps extends RouteDeps {
   readonly challenges: ChallengeStore;
@@ -32,7 +32,7 @@ const NO_STORE = { 'cache-control': 'no-store' } as const;
  * passkeys (INTERFACE.md "Signing in", "The caller's own account"). Verification is in webauthn/.
  */
 export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
-  const { config, store, session, challenges, cookies, logger } = deps;
+  const { config, store, challenges, cookies, logger } = deps;
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
   const timeout = CHALLENGE_LIMITS.ttlMs;
 
@@ -74,14 +74,9 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       throw error;
     }
   };
-  // Any factor while the account has none: with two factors required of administrators, this
-  // is where one sets them up. Once it has one, only a session made with one changes them.
-  const owner = (ctx: RequestContext) => requireProtectionChange(session.authenticateAnyFactor(ctx.credentials));
-  // Adding one then needs two factors (SECURITY.md "Second factors are changed only with a second factor").
-  const adder = (ctx: RequestContext) => requireTwoFactorToAdd(session.authenticateAnyFactor(ctx.credentials));
 
   return [
-    { method: 'POST', path: '/api/auth/passkey/options', body: 'json', async handler(ctx) {
+    { method: 'POST', path: '/api/auth/passkey/options', access: 'passkeySignInOptions', body: 'json', async handler(ctx) {
       const body = await readCheckedBody(ctx, checkPasskeyOptionsBody, config.maxBodyBytes);
       const rp = relyingParty(ctx);
       let allowCredentials: string[] = [];
@@ -106,7 +101,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         NO_STORE,
       );
     } },
-    { method: 'POST', path: '/api/auth/passkey', body: 'json', async handler(ctx) {
+    { method: 'POST', path: '/api/auth/passkey', access: 'passkeySignIn', body: 'json', async handler(ctx) {
       const { credential } = await readCheckedBody(ctx, checkPasskeySignInBody, config.maxBodyBytes);
       const { response } = credential;
       const rp = relyingParty(ctx);
@@ -157,8 +152,10 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         { 'set-cookie': cookies.issue(ctx, current, passkeyAmr(result.isUserVerified)) },
       );
     } },
-    { method: 'POST', path: '/api/auth/account/passkeys/options', body: 'json', async handler(ctx) {
-      const caller = adder(ctx);
+    {
+      method: 'POST', path: '/api/auth/account/passkeys/options', access: 'passkeyCreationOptions', body: 'json',
+      async handler(ctx) {
+      const caller = callerOf(ctx);
       // Nothing is read from a body; one sent (`{}`) is accepted and dropped.
       await readJsonBody(ctx.req, config.maxBodyBytes);
       const rp = relyingParty(ctx);
@@ -189,9 +186,9 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         NO_STORE,
       );
     } },
-    { method: 'POST', path: '/api/auth/account/passkeys', body: 'json', async handler(ctx) {
-      const caller = adder(ctx);
-      const { name, credential } = await readCheckedBody(ctx, checkNewPasskeyBody, config.maxBodyBytes);
+    { method: 'POST', path: '/api/auth/account/passkeys', access: 'addPasskey', body: 'json', async handler(ctx) {
+      const { name, credential, password } = await readCheckedBody(ctx, checkNewPasskeyBody, config.maxBodyBytes);
+      const caller = await ctx.admission.confirmPassword(password);
       const rp = relyingParty(ctx);
       let added;
       try {
@@ -239,11 +236,13 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         passkeyId: id,
         address: ctx.address,
       });
-      // Every other session ends; this one goes on under a new cookie, made the way it was.
-      sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr), ...NO_STORE });
+      // Every other session ends; this one goes on under a new cookie, claiming what it proved.
+      const cookie = cookies.issue(ctx, user, amrAfterChange(caller.claims.amr, user));
+      sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookie, ...NO_STORE });
     } },
-    { method: 'DELETE', path: '/api/auth/account/passkeys/:id', body: 'none', async handler(ctx) {
-      const caller = owner(ctx);
+    { method: 'DELETE', path: '/api/auth/account/passkeys/:id', access: 'removePasskey', body: 'json', async handler(ctx) {
+      const { password } = await readCheckedBody(ctx, checkPasskeyRemovalBody, config.maxBodyBytes);
+      const caller = await ctx.admission.confirmPassword(password);
       const id = checkCredentialId(ctx.param ?? '', 'id');
       if (!id.ok) throw new PasskeyNotFound();
       const user = await store.change((view) => {
@@ -256,7 +255,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         passkeyId: id.value,
         address: ctx.address,
       });
-      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, user, caller.claims.amr) });
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, user, amrAfterChange(caller.claims.amr, user)) });
     } },
   ];
 }

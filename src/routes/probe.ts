@@ -30,6 +30,7 @@ export function probeRoutes(): Route[] {
   return [{
     method: 'GET',
     path: '/api/auth/probe',
+    access: 'probe',
     body: 'none',
     handler: (ctx) => sendJson(ctx.res, 200, probeReportOf(ctx.req)),
   }];

@@ -53,6 +53,10 @@ export interface UserChanges {
   readonly email?: { readonly address: string; readonly isVerified: boolean } | null;
   /** A new display name; null removes it. */
   readonly name?: string | null;
+  /** Removes every passkey of the account. */
+  readonly removePasskeys?: boolean;
+  /** Revokes every machine token of the account. */
+  readonly removeTokens?: boolean;
 }
 
 /**
@@ -75,20 +79,27 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   // Levels compare by role (INTERFACE.md): rewriting 10 as "ADMINISTRATOR" changes no access.
   // Removing a second factor ends the account's sessions, as its owner removing it does.
   const isTotpRemoved = changes.removeTotp === true && user.totp !== undefined;
+  const arePasskeysRemoved = changes.removePasskeys === true && user.passkeys !== undefined;
   const isCredentialChange =
     changes.passwordHash !== undefined ||
     username !== user.username ||
     roleOf(level) !== roleOf(user.level) ||
-    isTotpRemoved;
+    isTotpRemoved ||
+    arePasskeysRemoved;
   const isGroupChange = changes.groups !== undefined && !sameGroups(changes.groups, user.groups ?? []);
   const isProfileChange = changes.email !== undefined || changes.name !== undefined;
-  if (!isCredentialChange && !isGroupChange && !isProfileChange && changes.client === undefined && level === user.level) return;
+  const areTokensRemoved = changes.removeTokens === true && user.tokens !== undefined;
+  const isOtherChange = isGroupChange || isProfileChange || areTokensRemoved || changes.client !== undefined;
+  if (!isCredentialChange && !isOtherChange && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
   // A new password or name ends the account's machine tokens too (SECURITY.md "Machine tokens"):
   // whoever changes a password after a leak expects every way in to close. A level does not:
   // the gate reads the level on every request, so a demotion counts at once.
-  const isTokenEnding = changes.passwordHash !== undefined || username !== user.username;
-  const { groups: _groups, tokens: _tokens, totp: _totp, email: _email, emailVerified: _verified, name: _name, ...rest } = user;
+  const isTokenEnding = changes.passwordHash !== undefined || username !== user.username || areTokensRemoved;
+  const {
+    groups: _groups, tokens: _tokens, totp: _totp, passkeys: _passkeys, email: _email, emailVerified: _verified,
+    name: _name, ...rest
+  } = user;
   const groups = changes.groups ?? user.groups ?? [];
   const email = changes.email === undefined
     ? (user.email === undefined ? undefined : { address: user.email, isVerified: user.emailVerified === true })
@@ -104,6 +115,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     ...(groups.length === 0 ? {} : { groups }),
     ...(isTokenEnding || user.tokens === undefined ? {} : { tokens: user.tokens }),
     ...(isTotpRemoved || user.totp === undefined ? {} : { totp: user.totp }),
+    ...(arePasskeysRemoved || user.passkeys === undefined ? {} : { passkeys: user.passkeys }),
     ...(email === null || email === undefined ? {} : { email: email.address, emailVerified: email.isVerified }),
     ...(name === null || name === undefined ? {} : { name }),
   };

@@ -57,11 +57,9 @@ export function registerBodyChecker(minPasswordLength: number) {
   return objectOf(userFields(minPasswordLength));
 }
 
-// INTERFACE.md "Administrators": `totp: false` resets a lost authenticator; only its owner sets one up.
-const checkTotpReset: Checker<false> = (input, path) =>
-  (input === false
-    ? pass(false as const)
-    : fail(path, 'can only be false: it removes TOTP, which only the account itself sets up'));
+// INTERFACE.md "Who may do what": an administrator takes ways in away (`false`), never sets one up.
+const takenAway = (what: string): Checker<false> => (input, path) =>
+  (input === false ? pass(false as const) : fail(path, `can only be false: it removes ${what}, which only the account itself sets up`));
 
 /** A field an update may set or, with null, remove. */
 function orNull<T>(check: Checker<T>): Checker<T | null> {
@@ -73,7 +71,9 @@ export function updateBodyChecker(minPasswordLength: number) {
   return partialObjectOf({
     ...userFields(minPasswordLength),
     groups: checkGroups,
-    totp: checkTotpReset,
+    totp: takenAway('TOTP'),
+    passkeys: takenAway('every passkey'),
+    tokens: takenAway('every machine token'),
     email: orNull(checkEmail),
     name: orNull(checkDisplayName),
   });

@@ -1,5 +1,6 @@
 import { integerIn, matching, objectOf, optional, storedList, stringOf, unixSeconds } from './check.js';
 import type { CheckedType } from './check.js';
+import { passwordChecker } from './auth.js';
 
 // INTERFACE.md "Stored per account", machine tokens: id, name, SHA-256 digest of the token,
 // created, expires (optional), last used; the token itself is never stored.
@@ -32,8 +33,13 @@ export type StoredMachineToken = Readonly<CheckedType<typeof checkStoredMachineT
 export const checkStoredMachineTokens =
   storedList(checkStoredMachineToken, MAX_MACHINE_TOKENS, 'machine tokens', 'token id');
 
-/** POST /api/auth/account/tokens: a name, and optionally a lifetime in whole days (none: no expiry). */
-export const checkNewMachineTokenBody = objectOf({
-  name: checkTokenName,
-  days: optional(integerIn(1, MAX_TOKEN_DAYS)),
-});
+const newMachineTokenFields = { name: checkTokenName, days: optional(integerIn(1, MAX_TOKEN_DAYS)) };
+
+/** A new token: a name, and optionally a lifetime in whole days (none: no expiry). */
+export const checkNewMachineToken = objectOf(newMachineTokenFields);
+
+/**
+ * POST /api/auth/account/tokens: a new token and the account's current password (a token is a way
+ * in: INTERFACE.md "Who may do what").
+ */
+export const checkNewMachineTokenBody = objectOf({ ...newMachineTokenFields, password: passwordChecker(1) });

@@ -1,7 +1,7 @@
 import { CborInvalid, WEBAUTHN_CBOR_LIMITS } from '../webauthn/cbor.js';
 import { COSE_ALGORITHMS, CoseInvalid, decodeCoseKey } from '../webauthn/cose.js';
 import { MAX_CLIENT_DATA_BYTES, MAX_CREDENTIAL_ID_BYTES } from '../webauthn/verify.js';
-import { checkUsername } from './auth.js';
+import { checkUsername, passwordChecker } from './auth.js';
 import {
   base64urlBytes, fail, integerIn, objectOf, oneOf, optional, pass, storedList, stringOf, unixSeconds,
 } from './check.js';
@@ -99,14 +99,21 @@ export const checkPasskeySignInBody = objectOf({
   }),
 });
 
-/** POST /api/auth/account/passkeys: a name and a RegistrationResponseJSON (section 5.1.8). */
+/**
+ * POST /api/auth/account/passkeys: a name, a RegistrationResponseJSON (section 5.1.8), and the account's
+ * current password (a passkey is a way in: INTERFACE.md "Who may do what").
+ */
 export const checkNewPasskeyBody = objectOf({
   name: checkPasskeyName,
+  password: passwordChecker(1),
   credential: credentialOf({
     clientDataJSON: base64urlBytes(MAX_CLIENT_DATA_BYTES),
     attestationObject: base64urlBytes(WEBAUTHN_CBOR_LIMITS.maxBytes),
   }),
 });
+
+/** DELETE /api/auth/account/passkeys/{id}: the account's current password. */
+export const checkPasskeyRemovalBody = objectOf({ password: passwordChecker(1) });
 
 /** POST /api/auth/passkey/options: no body, `{}`, or `{username}`. */
 const checkOptionsObject = objectOf({ username: optional(checkUsername) });

@@ -15,9 +15,9 @@ describe('GET /api/auth/account lists what the account page shows', () => {
   it('lists the caller\'s passkeys and machine tokens by id, name and times, never a token or its digest', async () => {
     const user = await createUser(server, root.token);
     // The token first: once the account has a passkey, a password session no longer makes tokens.
-    const made = await server.request({ method: 'POST', path: '/api/auth/account/tokens', token: user.token, body: { name: 'backup', days: 30 } });
+    const made = await server.request({ method: 'POST', path: '/api/auth/account/tokens', token: user.token, body: { name: 'backup', days: 30, password: user.password } });
     assert.equal(made.status, 200, made.text);
-    const added = await addPasskey(server, user.token, newAuthenticator(), { name: 'Laptop' });
+    const added = await addPasskey(server, user.token, user.password, newAuthenticator(), { name: 'Laptop' });
     assert.equal(added.status, 200, added.text);
     const token = added.cookieToken ?? user.token;
     const secret = (made.json as { token: string }).token;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  assertNoCookie,
   assertError,
   assertSessionCookie,
   createUser,
@@ -209,7 +210,8 @@ describe('HTTP behaviour shared by every endpoint', () => {
 
   it('answers the same with Accept "application/json, text/plain, */*" and an Origin header as with neither', async () => {
     const user = await createUser(server, root.token, { level: 10 });
-    const browser = { accept: 'application/json, text/plain, */*', origin: 'https://flood.example.com' };
+    // Flood's web client is served by the site that routes /api/auth/ here: its Origin is that site's.
+    const browser = { accept: 'application/json, text/plain, */*', origin: `http://127.0.0.1:${server.port}` };
     const requests: RequestOptions[] = [
       { method: 'POST', path: '/api/auth/authenticate', body: { username: user.username, password: user.password } },
       { method: 'POST', path: '/api/auth/authenticate', body: { username: user.username, password: 'wrong-password' } },
@@ -228,7 +230,7 @@ describe('HTTP behaviour shared by every endpoint', () => {
     for (const request of requests) {
       const plain = await server.request(request);
       const fromBrowser = await server.request({ ...request, headers: browser });
-      const anyAccept = await server.request({ ...request, headers: { accept: '*/*', origin: 'null' } });
+      const anyAccept = await server.request({ ...request, headers: { accept: '*/*' } });
       assert.deepEqual(comparable(fromBrowser), comparable(plain), `${request.method ?? 'GET'} ${request.path}`);
       assert.deepEqual(comparable(anyAccept), comparable(plain), `${request.method ?? 'GET'} ${request.path}`);
     }
@@ -240,11 +242,26 @@ describe('HTTP behaviour shared by every endpoint', () => {
       method: 'POST',
       path: '/api/auth/register?cookie=false',
       body: { username, password: 'browser-password', client: CLIENT_SETTINGS, level: 5 },
-      headers: { accept: 'application/json, text/plain, */*', origin: 'https://elsewhere.example' },
+      headers: { accept: 'application/json, text/plain, */*', origin: `http://127.0.0.1:${server.port}` },
       token: root.token,
     });
     assert.equal(res.status, 200);
     assert.deepEqual(res.json, { username });
+  });
+
+  it('refuses a change whose Origin names another host, or is null, with 403 CROSS_SITE_REQUEST; a read is answered', async () => {
+    const user = await createUser(server, root.token, { level: 10 });
+    for (const origin of ['https://flood.example.com', 'null', `http://127.0.0.2:${server.port}`]) {
+      const headers = { accept: 'application/json, text/plain, */*', origin };
+      const signIn = await server.request({ method: 'POST', path: '/api/auth/authenticate', headers, body: { username: user.username, password: user.password } });
+      assertError(signIn, 403, 'CROSS_SITE_REQUEST');
+      assertNoCookie(signIn);
+      assertError(await server.request({ path: '/api/auth/logout', token: user.token, headers }), 403, 'CROSS_SITE_REQUEST');
+      assert.equal((await server.request({ path: '/api/auth/verify', token: user.token, headers })).status, 200);
+    }
+    // The scheme is not compared: a proxy that ends TLS sends the https Origin to a plain-HTTP Gatehouse.
+    const behindTls = { origin: `https://127.0.0.1:${server.port}` };
+    assert.equal((await server.request({ method: 'POST', path: '/api/auth/authenticate', headers: behindTls, body: { username: user.username, password: user.password } })).status, 200);
   });
 
   it('ignores unknown and value-less query parameters everywhere', async () => {

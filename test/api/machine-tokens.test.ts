@@ -28,8 +28,11 @@ describe('machine tokens', () => {
   });
   after(() => server.close());
 
-  const makeToken = async (session: string, body: unknown = { name: 'backup script' }): Promise<Made> => {
-    const res = await server.request({ method: 'POST', path: '/api/auth/account/tokens', body, token: session });
+  /** Makes a token on the account of `holder` (a session and the account's password: a token is a way in). */
+  const makeToken = async (
+    holder: { token: string; password: string }, body: Record<string, unknown> = { name: 'backup script' },
+  ): Promise<Made> => {
+    const res = await server.request({ method: 'POST', path: '/api/auth/account/tokens', body: { ...body, password: holder.password }, token: holder.token });
     assert.equal(res.status, 200, res.text);
     return res.json as Made;
   };
@@ -49,7 +52,7 @@ describe('machine tokens', () => {
   describe('making and revoking', () => {
     it('answers {id, name, token, expiresAt} once, and stores only a digest', async () => {
       const user = await account();
-      const made = await makeToken(user.token, { name: 'uptime monitor' });
+      const made = await makeToken(user, { name: 'uptime monitor' });
       assert.deepEqual(Object.keys(made).sort(), ['expiresAt', 'id', 'name', 'token']);
       assert.match(made.token, TOKEN_FORMAT);
       assert.equal(made.name, 'uptime monitor');
@@ -64,7 +67,7 @@ describe('machine tokens', () => {
 
     it('lists the tokens in GET /api/auth/account, without the token or its digest', async () => {
       const user = await account();
-      const made = await makeToken(user.token, { name: 'listed', days: 2 });
+      const made = await makeToken(user, { name: 'listed', days: 2 });
       const res = await server.request({ path: '/api/auth/account', token: user.token });
       assert.equal(res.status, 200, res.text);
       const createdAt = Math.floor(server.clock.now() / 1000) * 1000;
@@ -79,13 +82,13 @@ describe('machine tokens', () => {
 
     it('with days, expires that many days after it was made', async () => {
       const user = await account();
-      const made = await makeToken(user.token, { name: 'week', days: 7 });
+      const made = await makeToken(user, { name: 'week', days: 7 });
       assert.equal(made.expiresAt, (Math.floor(server.clock.now() / 1000) + 7 * 86_400) * 1000);
     });
 
     it('logs the id of a token it makes or revokes, never the token', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       assert.equal((await gate(`Bearer ${made.token}`)).status, 200);
       assert.equal((await revoke(user.token, made.id)).status, 200);
       const logs = server.logs.join('\n');
@@ -96,16 +99,16 @@ describe('machine tokens', () => {
     it('refuses bad names, bad days and too many tokens', async () => {
       const user = await account();
       for (const body of [{}, { name: '' }, { name: 'x'.repeat(65) }, { name: 'a\u0001b' }, { name: 7 }, { name: 'n', days: 0 }, { name: 'n', days: 3651 }, { name: 'n', days: 1.5 }, { name: 'n', days: '7' }]) {
-        assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', body, token: user.token }), 400, 'VALIDATION_FAILED');
+        assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', body: { ...body, password: user.password }, token: user.token }), 400, 'VALIDATION_FAILED');
       }
-      for (let count = 0; count < 32; count++) await makeToken(user.token, { name: `t${count}` });
-      assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', body: { name: 'one too many' }, token: user.token }), 409, 'TOO_MANY_TOKENS');
+      for (let count = 0; count < 32; count++) await makeToken(user, { name: `t${count}` });
+      assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', body: { name: 'one too many', password: user.password }, token: user.token }), 409, 'TOO_MANY_TOKENS');
     });
 
     it('revokes only the caller\'s own tokens: 404 for an unknown id, a malformed id, or another account\'s token', async () => {
       const owner = await account();
       const other = await account();
-      const made = await makeToken(owner.token);
+      const made = await makeToken(owner);
       assertError(await revoke(other.token, made.id), 404, 'TOKEN_NOT_FOUND');
       assertError(await revoke(owner.token, 'AAAAAAAAAAAAAAAA'), 404, 'TOKEN_NOT_FOUND');
       assertError(await revoke(owner.token, '..'), 404);
@@ -118,7 +121,7 @@ describe('machine tokens', () => {
   describe('at the gate', () => {
     it('Bearer passes as its account, with level and groups', async () => {
       const user = await account(['media']);
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       for (const scheme of ['Bearer', 'bearer']) {
         const res = await gate(`${scheme} ${made.token}`, '?group=media,wiki');
         assert.equal(res.status, 200, res.text);
@@ -133,7 +136,7 @@ describe('machine tokens', () => {
     it('Basic passes with the username and a token as password, and only with that username', async () => {
       const user = await account();
       const other = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       const res = await gate(basic(user.username, made.token));
       assert.equal(res.status, 200, res.text);
       assert.equal(res.headers['remote-user'], user.username);
@@ -144,13 +147,13 @@ describe('machine tokens', () => {
     it('a Basic username may hold a colon: the token after the last one is the password', async () => {
       const username = uniqueName('a:b');
       const user = await createUser(server, root.token, { username, level: 5 });
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       assert.equal((await gate(basic(username, made.token))).status, 200);
     });
 
     it('a revoked token fails at once', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       assert.equal((await gate(`Bearer ${made.token}`)).status, 200);
       assert.equal((await revoke(user.token, made.id)).status, 200);
       assertError(await gate(`Bearer ${made.token}`), 401);
@@ -158,7 +161,7 @@ describe('machine tokens', () => {
 
     it('an expired token fails at once', async () => {
       const user = await account();
-      const made = await makeToken(user.token, { name: 'day', days: 1 });
+      const made = await makeToken(user, { name: 'day', days: 1 });
       server.clock.advanceSeconds(86_400 - 1);
       assert.equal((await gate(`Bearer ${made.token}`)).status, 200);
       server.clock.advanceSeconds(1);
@@ -167,7 +170,7 @@ describe('machine tokens', () => {
 
     it('the account\'s deletion ends its tokens', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       assert.equal((await deleteUser(server, root.token, user.username)).status, 200);
       assertError(await gate(`Bearer ${made.token}`), 401);
       assertError(await gate(basic(user.username, made.token)), 401);
@@ -178,7 +181,7 @@ describe('machine tokens', () => {
 
     it('a password change or a rename ends the tokens; a level or group change does not, and counts at once', async () => {
       const user = await account();
-      const kept = await makeToken(user.token);
+      const kept = await makeToken(user);
       assert.equal((await updateUser(server, root.token, user.username, { groups: ['ops'] })).status, 200);
       assert.equal((await gate(`Bearer ${kept.token}`, '?group=ops')).status, 200);
       assert.equal((await updateUser(server, root.token, user.username, { level: 10 })).status, 200);
@@ -190,7 +193,7 @@ describe('machine tokens', () => {
       assert.deepEqual(await storedTokens(user.username), []);
 
       const session = (await login(server, user.username, 'a-new-password')).cookieToken ?? '';
-      const renamed = await makeToken(session);
+      const renamed = await makeToken({ token: session, password: 'a-new-password' });
       const newName = uniqueName('renamed');
       assert.equal((await updateUser(server, root.token, user.username, { username: newName })).status, 200);
       assertError(await gate(`Bearer ${renamed.token}`), 401);
@@ -198,7 +201,7 @@ describe('machine tokens', () => {
 
     it('a machine token in a cookie, ?token= or the original URI is not a session', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       assertError(await server.request({ path: '/api/auth/forward', token: made.token }), 401);
       assertError(await server.request({ path: `/api/auth/forward?token=${made.token}` }), 401);
       assertError(await server.request({ path: '/api/auth/forward', headers: { 'x-original-uri': `/app?token=${made.token}` } }), 401);
@@ -216,7 +219,7 @@ describe('machine tokens', () => {
 
     it('with mfa=1, passes a token only where the forward URL also says tokens=1', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       for (const authorization of [`Bearer ${made.token}`, basic(user.username, made.token)]) {
         assertError(await gate(authorization, '?mfa=1'), 401);
         assertError(await gate(authorization, '?mfa=1&tokens=0'), 401);
@@ -234,7 +237,7 @@ describe('machine tokens', () => {
 
     it('records last use at most once an hour per token', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       assert.equal((await storedTokens(user.username))[0]?.['lastUsedAt'], undefined);
       assert.equal((await gate(`Bearer ${made.token}`)).status, 200);
       await server.running.store.change(() => undefined);
@@ -255,7 +258,7 @@ describe('machine tokens', () => {
   describe('refused everywhere but the gate', () => {
     let made: Made;
     before(async () => {
-      made = await makeToken(root.token, { name: 'root script' });
+      made = await makeToken(root, { name: 'root script' });
     });
 
     for (const [what, authorization] of [
@@ -269,7 +272,7 @@ describe('machine tokens', () => {
         assertError(await server.request({ method: 'PATCH', path: `/api/auth/users/${root.username}`, headers, body: { level: 5 } }), 401);
         assertError(await server.request({ method: 'DELETE', path: `/api/auth/users/${root.username}`, headers }), 401);
         assertError(await server.request({ method: 'POST', path: '/api/auth/users', headers, body: { username: uniqueName('x'), password: 'pw', level: 10 } }), 401);
-        assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', headers, body: { name: 'more' } }), 401);
+        assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', headers, body: { name: 'more', password: root.password } }), 401);
         assertError(await revoke(undefined, made.id, headers), 401);
         const verified = await server.request({ path: '/api/auth/verify', headers });
         assert.equal(verified.status, 401);
@@ -281,14 +284,14 @@ describe('machine tokens', () => {
     it('a machine token as ?token= or cookie on an account route is refused', async () => {
       assertError(await server.request({ path: '/api/auth/users', token: made.token }), 401);
       assertError(await server.request({ path: `/api/auth/users?token=${made.token}` }), 401);
-      assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', body: { name: 'x' }, token: made.token }), 401);
+      assertError(await server.request({ method: 'POST', path: '/api/auth/account/tokens', body: { name: 'x', password: root.password }, token: made.token }), 401);
     });
   });
 
   describe('hostile Authorization headers', () => {
     it('answers 401, never 500, and never crashes', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       const headers = [
         `Bearer gh_${'A'.repeat(10 * 1024)}`,
         `Bearer ${'x'.repeat(10 * 1024)}`,
@@ -325,7 +328,7 @@ describe('machine tokens', () => {
 
     it('the 200 says in Remote-Auth which credential passed: session for the cookie, token for Bearer and Basic', async () => {
       const user = await account();
-      const made = await makeToken(user.token);
+      const made = await makeToken(user);
       const session = await server.request({ path: '/api/auth/forward', token: user.token, headers: { 'remote-auth': 'token' } });
       assert.equal(session.status, 200, session.text);
       assert.equal(session.headers['remote-auth'], 'session');

@@ -22,7 +22,7 @@ describe('passkey sign-in challenges under a flood', () => {
     ({ server, root } = await startPopulatedServer({ GATEHOUSE_TRUST_PROXY: '127.0.0.1' }));
     const user = await createUser(server, root.token, { level: 5 });
     authenticator = newAuthenticator();
-    const added = await addPasskey(server, user.token, authenticator);
+    const added = await addPasskey(server, user.token, user.password, authenticator);
     assert.equal(added.status, 200, added.text);
   });
   after(() => server.close());

@@ -27,7 +27,7 @@ describe('passkeys with a cookie domain, --public-url and --passkey-origins', ()
   const withPasskey = async () => {
     const user = await createUser(server, root.token, { level: 5 });
     const authenticator = newAuthenticator({ origin: 'https://auth.example.org' });
-    const added = await addPasskey(server, user.token, authenticator, { headers: viaProxy('auth.example.org') });
+    const added = await addPasskey(server, user.token, user.password, authenticator, { headers: viaProxy('auth.example.org') });
     assert.equal(added.status, 200, added.text);
     return { user, authenticator };
   };
@@ -55,7 +55,7 @@ describe('passkeys with a cookie domain, --public-url and --passkey-origins', ()
   it('refuses a registration made on another sub-domain', async () => {
     const user = await createUser(server, root.token, { level: 5 });
     const authenticator = newAuthenticator({ origin: 'https://evil.example.org' });
-    const added = await addPasskey(server, user.token, authenticator, { headers: viaProxy('evil.example.org') });
+    const added = await addPasskey(server, user.token, user.password, authenticator, { headers: viaProxy('evil.example.org') });
     assertError(added, 400, 'PASSKEY_INVALID');
   });
 

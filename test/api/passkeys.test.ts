@@ -24,7 +24,7 @@ describe('passkeys', () => {
   const withPasskey = async (options: { algorithm?: SoftAlgorithm; hasCounter?: boolean } = {}): Promise<{ user: TestUser; authenticator: SoftAuthenticator }> => {
     const user = await account();
     const authenticator = newAuthenticator(options);
-    const res = await addPasskey(server, user.token, authenticator);
+    const res = await addPasskey(server, user.token, user.password, authenticator);
     assert.equal(res.status, 200, res.text);
     assert.ok(res.cookieToken !== undefined);
     return { user: { ...user, token: res.cookieToken }, authenticator };
@@ -62,7 +62,7 @@ describe('passkeys', () => {
         const user = await account();
         const other = await createUser(server, root.token, { level: 5 });
         const authenticator = newAuthenticator({ algorithm });
-        const res = await addPasskey(server, user.token, authenticator, { name: 'my key' });
+        const res = await addPasskey(server, user.token, user.password, authenticator, { name: 'my key' });
         assert.equal(res.status, 200, res.text);
         assert.deepEqual(res.json, { id: authenticator.id, name: 'my key' });
         await assertTokenRefused(server, user.token);
@@ -78,7 +78,7 @@ describe('passkeys', () => {
 
     it('keeps the amr of the session that added the passkey in its new cookie', async () => {
       const user = await account();
-      const res = await addPasskey(server, user.token, newAuthenticator());
+      const res = await addPasskey(server, user.token, user.password, newAuthenticator());
       assert.deepEqual(claimsOf(res.cookieToken ?? '')['amr'], ['pwd']);
     });
 
@@ -109,7 +109,7 @@ describe('passkeys', () => {
     for (const [what, overrides, reason] of refusals) {
       it(`refuses a registration with 400 when ${what}`, async () => {
         const user = await account();
-        const res = await addPasskey(server, user.token, newAuthenticator(), { overrides });
+        const res = await addPasskey(server, user.token, user.password, newAuthenticator(), { overrides });
         assertError(res, 400, 'PASSKEY_INVALID');
         assert.ok((res.json as { message: string }).message.includes(reason), res.text);
         await assertTokenWorks(server, user.token, user.username);
@@ -123,17 +123,17 @@ describe('passkeys', () => {
       const authenticator = newAuthenticator();
       const options = await creationOptions(server, other.token);
       const credential = authenticator.create(options);
-      const stolen = await server.request({ method: 'POST', path: '/api/auth/account/passkeys', token: user.token, headers: HEADERS, body: { name: 'x', credential } });
+      const stolen = await server.request({ method: 'POST', path: '/api/auth/account/passkeys', token: user.token, headers: HEADERS, body: { name: 'x', credential, password: user.password } });
       assertError(stolen, 400, 'PASSKEY_INVALID');
       // The attempt spent the challenge: its owner cannot use it either.
-      const spent = await server.request({ method: 'POST', path: '/api/auth/account/passkeys', token: other.token, headers: HEADERS, body: { name: 'x', credential } });
+      const spent = await server.request({ method: 'POST', path: '/api/auth/account/passkeys', token: other.token, headers: HEADERS, body: { name: 'x', credential, password: other.password } });
       assertError(spent, 400, 'PASSKEY_INVALID');
     });
 
     it('refuses a credential another account already registered (409)', async () => {
       const { authenticator } = await withPasskey();
       const user = await account();
-      assertError(await addPasskey(server, user.token, authenticator), 409, 'PASSKEY_ALREADY_REGISTERED');
+      assertError(await addPasskey(server, user.token, user.password, authenticator), 409, 'PASSKEY_ALREADY_REGISTERED');
     });
 
     it('refuses a seventeenth passkey (409)', async () => {
@@ -142,7 +142,7 @@ describe('passkeys', () => {
       token = user.token;
       const first = newAuthenticator({ algorithm: 'EdDSA' });
       for (let i = 0; i < 16; i++) {
-        const res = await addPasskey(server, token, i === 0 ? first : newAuthenticator({ algorithm: 'EdDSA' }), { name: `key ${i}` });
+        const res = await addPasskey(server, token, user.password, i === 0 ? first : newAuthenticator({ algorithm: 'EdDSA' }), { name: `key ${i}` });
         assert.equal(res.status, 200, res.text);
         // From the second on, a session made with the first passkey adds them.
         token = i === 0 ? ((await signIn(server, first)).cookieToken ?? '') : (res.cookieToken ?? '');
@@ -188,9 +188,11 @@ describe('passkeys', () => {
     it('removes a passkey, ends the other sessions, and the passkey no longer signs in', async () => {
       const { user, authenticator } = await withPasskey();
       const signedIn = (await signIn(server, authenticator)).cookieToken ?? '';
-      const res = await server.request({ method: 'DELETE', path: `/api/auth/account/passkeys/${authenticator.id}`, token: signedIn, headers: HEADERS });
+      const res = await server.request({ method: 'DELETE', path: `/api/auth/account/passkeys/${authenticator.id}`, token: signedIn, headers: HEADERS, body: { password: user.password } });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.json, {});
+      // The session proved the password and a passkey the account no longer has.
+      assert.deepEqual(claimsOf(res.cookieToken ?? '')['amr'], ['pwd']);
       await assertTokenRefused(server, user.token);
       await assertTokenWorks(server, res.cookieToken ?? '', user.username);
       assert.deepEqual(await storedPasskeys(user.username), []);
@@ -201,7 +203,7 @@ describe('passkeys', () => {
       const { authenticator } = await withPasskey();
       const user = await account();
       for (const id of [authenticator.id, randomBytes(16).toString('base64url'), '%00', 'a.b']) {
-        assertError(await server.request({ method: 'DELETE', path: `/api/auth/account/passkeys/${id}`, token: user.token, headers: HEADERS }), 404, 'PASSKEY_NOT_FOUND');
+        assertError(await server.request({ method: 'DELETE', path: `/api/auth/account/passkeys/${id}`, token: user.token, headers: HEADERS, body: { password: user.password } }), 404, 'PASSKEY_NOT_FOUND');
       }
     });
   });
@@ -274,7 +276,7 @@ describe('passkeys', () => {
       const { user, authenticator } = await withPasskey();
       let token = (await signIn(server, authenticator)).cookieToken ?? '';
       for (const next of [newAuthenticator(), newAuthenticator()]) {
-        const added = await addPasskey(server, token, next);
+        const added = await addPasskey(server, token, user.password, next);
         assert.equal(added.status, 200, added.text);
         token = added.cookieToken ?? '';
       }
@@ -391,7 +393,7 @@ describe('passkeys', () => {
       const headers = { host: 'gate.example' };
       const user = await account();
       const authenticator = newAuthenticator({ origin: 'https://gate.example' });
-      const added = await addPasskey(server, user.token, authenticator, { headers });
+      const added = await addPasskey(server, user.token, user.password, authenticator, { headers });
       assert.equal(added.status, 200, added.text);
       assert.equal((await signIn(server, authenticator, { headers })).status, 200);
       authenticator.origin = 'http://gate.example';
@@ -423,7 +425,7 @@ describe('passkeys with two factors required of administrators', () => {
   it('lets an administrator with a password session add a passkey, whose verified sign-in then counts as two factors', async () => {
     assertError(await server.request({ path: '/api/auth/users', token: root.token }), 401, 'AUTH_REQUIRED');
     const authenticator = newAuthenticator();
-    const added = await addPasskey(server, root.token, authenticator);
+    const added = await addPasskey(server, root.token, root.password, authenticator);
     assert.equal(added.status, 200, added.text);
     const verified = await signIn(server, authenticator);
     assert.equal(verified.status, 200, verified.text);

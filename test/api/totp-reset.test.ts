@@ -25,7 +25,7 @@ describe('PATCH /api/auth/users/{name} with totp: false', () => {
     const confirmed = await server.request({ method: 'POST', path: '/api/auth/account/totp/confirm', token: user.token, body: { code: totpCode(seed, server.clock.now()) } });
     assert.equal(confirmed.status, 200, confirmed.text);
     const session = confirmed.cookieToken ?? '';
-    const made = await server.request({ method: 'POST', path: '/api/auth/account/tokens', token: session, body: { name: 'kept' } });
+    const made = await server.request({ method: 'POST', path: '/api/auth/account/tokens', token: session, body: { name: 'kept', password: user.password } });
     assert.equal(made.status, 200, made.text);
     return { user, session, machineToken: (made.json as { token: string }).token };
   }

@@ -221,7 +221,7 @@ describe('two-step sign-in with TOTP', () => {
 
   it('GET /api/auth/account lists the machine tokens of the account', async () => {
     const user = await createUser(server, root.token);
-    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'backup script' });
+    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'backup script', password: user.password });
     assert.equal(made.status, 200, made.text);
     const account = (await server.request({ path: '/api/auth/account', token: user.token })).json as { tokens: Array<{ id: string; name: string }>; passkeys: unknown[] };
     assert.deepEqual(account.tokens.map((token) => [token.id, token.name]), [[(made.json as { id: string }).id, 'backup script']]);
@@ -307,7 +307,7 @@ describe('the gate asks for two factors where told', () => {
 
   it('a machine token passes mfa=1 only where the forward URL also says tokens=1', async () => {
     const user = await createUser(server, root.token);
-    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'ci' });
+    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'ci', password: user.password });
     const bearer = { authorization: `Bearer ${(made.json as { token: string }).token}` };
     assert.equal((await forward(server, undefined, '', bearer)).status, 200);
     assert.equal((await forward(server, undefined, '?tokens=1', bearer)).status, 200);
@@ -379,7 +379,7 @@ describe('machine tokens under --require-mfa-for-admins', () => {
   it("an administrator's one-factor session cannot make a machine token (it would pass the gate) but can revoke one", async () => {
     const { token: rootToken } = await enrol(server, root);
     const user = await createUser(server, rootToken);
-    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'backup' });
+    const made = await post(server, '/api/auth/account/tokens', user.token, { name: 'backup', password: user.password });
     assert.equal(made.status, 200, made.text);
     const { id, token: machineToken } = made.json as { id: string; token: string };
     assert.equal((await updateUser(server, rootToken, user.username, { level: 10 })).status, 200);
@@ -387,7 +387,7 @@ describe('machine tokens under --require-mfa-for-admins', () => {
     assert.deepEqual(claimsOf(oneFactor)['amr'], ['pwd']);
     const bearer = { authorization: `Bearer ${machineToken}` };
     assert.equal((await forward(server, undefined, '?tokens=1', bearer)).status, 200);
-    assert.equal((await post(server, '/api/auth/account/tokens', oneFactor, { name: 'more' })).status, 401);
+    assert.equal((await post(server, '/api/auth/account/tokens', oneFactor, { name: 'more', password: user.password })).status, 401);
     const revoked = await server.request({ method: 'DELETE', path: `/api/auth/account/tokens/${id}`, ...(oneFactor === undefined ? {} : { token: oneFactor }) });
     assert.equal(revoked.status, 200, revoked.text);
     assert.equal((await forward(server, undefined, '?tokens=1', bearer)).status, 401);

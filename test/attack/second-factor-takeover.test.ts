@@ -25,9 +25,9 @@ async function protectionChanges(server: TestServer, user: TestUser, token: stri
     'confirm TOTP set-up': await post(server, '/api/auth/account/totp/confirm', token, { code: '123456' }),
     'remove TOTP': await post(server, '/api/auth/account/totp/disable', token, { password: user.password }),
     'ask to add a passkey': await post(server, '/api/auth/account/passkeys/options', token),
-    'add a passkey': await post(server, '/api/auth/account/passkeys', token, { name: 'attacker', credential: {} }),
-    'remove a passkey': await server.request({ method: 'DELETE', path: `/api/auth/account/passkeys/${passkeyId}`, headers: HEADERS, token }),
-    'make a machine token': await post(server, '/api/auth/account/tokens', token, { name: 'attacker' }),
+    'add a passkey': await post(server, '/api/auth/account/passkeys', token, { name: 'attacker', credential: {}, password: user.password }),
+    'remove a passkey': await server.request({ method: 'DELETE', path: `/api/auth/account/passkeys/${passkeyId}`, headers: HEADERS, token, body: { password: user.password } }),
+    'make a machine token': await post(server, '/api/auth/account/tokens', token, { name: 'attacker', password: user.password }),
   };
 }
 
@@ -42,7 +42,7 @@ describe('a password-only session on an account with a second factor', () => {
   it('cannot change the password, second factors or machine tokens of an account with a passkey', async () => {
     const user = await createUser(server, root.token);
     const owner = newAuthenticator();
-    const added = await addPasskey(server, user.token, owner);
+    const added = await addPasskey(server, user.token, user.password, owner);
     assert.equal(added.status, 200, added.text);
     const passkeyId = (added.json as { id: string }).id;
     // The password still signs in (the contract asks a code only of TOTP accounts), with one factor.
@@ -58,12 +58,12 @@ describe('a password-only session on an account with a second factor', () => {
     const owners = await signIn(server, owner);
     assert.equal(owners.status, 200, owners.text);
     // Revoking a machine token only closes a way in: any session of the account may.
-    const made = await post(server, '/api/auth/account/tokens', owners.cookieToken, { name: 'monitor' });
+    const made = await post(server, '/api/auth/account/tokens', owners.cookieToken, { name: 'monitor', password: user.password });
     assert.equal(made.status, 200, made.text);
     const tokenId = (made.json as { id: string }).id;
     const revoked = await server.request({ method: 'DELETE', path: `/api/auth/account/tokens/${tokenId}`, headers: HEADERS, token: stolen.cookieToken ?? '' });
     assert.equal(revoked.status, 200, revoked.text);
-    const second = await addPasskey(server, owners.cookieToken ?? '', newAuthenticator(), { name: 'phone' });
+    const second = await addPasskey(server, owners.cookieToken ?? '', user.password, newAuthenticator(), { name: 'phone' });
     assert.equal(second.status, 200, second.text);
   });
 
@@ -74,14 +74,14 @@ describe('a password-only session on an account with a second factor', () => {
     const confirmed = await post(server, '/api/auth/account/totp/confirm', user.token, { code: totpCode(seed, server.clock.now()) });
     assert.equal(confirmed.status, 200, confirmed.text);
     assert.deepEqual(amrOf(confirmed.cookieToken), ['pwd', 'otp']);
-    const added = await addPasskey(server, confirmed.cookieToken ?? '', newAuthenticator());
+    const added = await addPasskey(server, confirmed.cookieToken ?? '', user.password, newAuthenticator());
     assert.equal(added.status, 200, added.text);
   });
 
   it('a passkey session without user verification (one factor) cannot add a passkey that would claim it, nor mint a machine token', async () => {
     const user = await createUser(server, root.token);
     const owner = newAuthenticator();
-    assert.equal((await addPasskey(server, user.token, owner, { overrides: { flags: FLAGS.UP | FLAGS.AT } })).status, 200);
+    assert.equal((await addPasskey(server, user.token, user.password, owner, { overrides: { flags: FLAGS.UP | FLAGS.AT } })).status, 200);
     const present = await signIn(server, owner, { overrides: { flags: FLAGS.UP } });
     assert.equal(present.status, 200, present.text);
     assert.deepEqual(amrOf(present.cookieToken), ['hwk']);
@@ -90,26 +90,28 @@ describe('a password-only session on an account with a second factor', () => {
     assert.equal((await server.request(gate)).status, 401);
     const refused = {
       'ask to add a passkey': await post(server, '/api/auth/account/passkeys/options', token),
-      'add a passkey': await post(server, '/api/auth/account/passkeys', token, { name: 'attacker', credential: {} }),
+      'add a passkey': await post(server, '/api/auth/account/passkeys', token, { name: 'attacker', credential: {}, password: user.password }),
       // A token passes a gate that says mfa=1&tokens=1: one factor must not make one either.
-      'make a machine token': await post(server, '/api/auth/account/tokens', token, { name: 'attacker' }),
+      'make a machine token': await post(server, '/api/auth/account/tokens', token, { name: 'attacker', password: user.password }),
+      // Nor remove the passkey, leaving an account without a second factor to rebuild as it likes.
+      'remove the passkey': await server.request({ method: 'DELETE', path: `/api/auth/account/passkeys/${owner.id}`, headers: HEADERS, token, body: { password: user.password } }),
+      // Nor start TOTP: a second factor is proved by the session, not by the password in the request.
+      'start TOTP set-up': await post(server, '/api/auth/account/totp', token, { password: user.password }),
     };
     for (const [what, answer] of Object.entries(refused)) {
       assert.equal(answer.status, 403, `${what}: ${answer.text}`);
       assert.equal(codeOf(answer), 'SECOND_FACTOR_SESSION_REQUIRED', what);
     }
-    // TOTP set-up asks for the password, so that request shows two factors: still allowed.
-    assert.equal((await post(server, '/api/auth/account/totp', token, { password: user.password })).status, 200);
     // A passkey that verified its user is two factors, and may add one.
     const verified = await signIn(server, owner);
     assert.deepEqual(amrOf(verified.cookieToken), ['hwk', 'user']);
-    const added = await addPasskey(server, verified.cookieToken ?? '', newAuthenticator(), { name: 'phone' });
+    const added = await addPasskey(server, verified.cookieToken ?? '', user.password, newAuthenticator(), { name: 'phone' });
     assert.equal(added.status, 200, added.text);
   });
 
   it('an account with no second factor yet sets up its first with a password session (trust on first use)', async () => {
     const user = await createUser(server, root.token);
-    const added = await addPasskey(server, user.token, newAuthenticator());
+    const added = await addPasskey(server, user.token, user.password, newAuthenticator());
     assert.equal(added.status, 200, added.text);
     // That session stays one-factor: it does not become two-factor by adding one.
     assert.deepEqual(amrOf(added.cookieToken), ['pwd']);

@@ -19,17 +19,21 @@ export async function creationOptions(server: TestServer, token: string, headers
   return res.json as CreationOptionsLike & Record<string, unknown>;
 }
 
-/** Registers `authenticator` on the account of `token`; returns the answer (200 {id, name} + a new cookie). */
+/**
+ * Registers `authenticator` on the account of `token`, whose current password is `password` (a passkey
+ * is a way in); returns the answer (200 {id, name} + a new cookie).
+ */
 export async function addPasskey(
   server: TestServer,
   token: string,
+  password: string,
   authenticator: SoftAuthenticator,
   options: { name?: string; overrides?: CreateOverrides; headers?: Record<string, string> } = {},
 ): Promise<TestResponse> {
   const headers = options.headers ?? HEADERS;
   const creation = await creationOptions(server, token, headers);
   const credential = authenticator.create(creation, options.overrides);
-  return server.request({ method: 'POST', path: '/api/auth/account/passkeys', token, headers, body: { name: options.name ?? 'laptop', credential } });
+  return server.request({ method: 'POST', path: '/api/auth/account/passkeys', token, headers, body: { name: options.name ?? 'laptop', credential, password } });
 }
 
 export async function requestOptions(server: TestServer, username?: string, headers: Record<string, string> = HEADERS): Promise<RequestOptionsLike & Record<string, unknown>> {

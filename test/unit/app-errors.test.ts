@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { judgeWithoutAccounts } from '../helpers/judge.js';
 import { createApp } from '../../src/app.js';
 import { AuthRequired, StoreWriteFailed } from '../../src/errors.js';
 import { createProxyTrust } from '../../src/http/client-address.js';
@@ -36,17 +37,18 @@ describe('error answers and the error log', () => {
 
   before(async () => {
     const routes: Route[] = [
-      { method: 'GET', path: '/bug', body: 'none', handler: () => throwsABug() },
-      { method: 'GET', path: '/async-bug', body: 'none', handler: () => rejectsWithABug() },
-      { method: 'GET', path: '/store', body: 'none', handler: () => Promise.reject(new StoreWriteFailed({ cause: new Error('EIO') })) },
-      { method: 'GET', path: '/refuse', body: 'none', handler: () => { throw new AuthRequired(); } },
-      { method: 'GET', path: '/ok', body: 'none', handler: (ctx) => sendJson(ctx.res, 200, {}) },
-      { method: 'PATCH', path: '/ok', body: 'json', handler: (ctx) => sendJson(ctx.res, 200, {}) },
+      { method: 'GET', path: '/bug', access: 'probe', body: 'none', handler: () => throwsABug() },
+      { method: 'GET', path: '/async-bug', access: 'probe', body: 'none', handler: () => rejectsWithABug() },
+      { method: 'GET', path: '/store', access: 'probe', body: 'none', handler: () => Promise.reject(new StoreWriteFailed({ cause: new Error('EIO') })) },
+      { method: 'GET', path: '/refuse', access: 'probe', body: 'none', handler: () => { throw new AuthRequired(); } },
+      { method: 'GET', path: '/ok', access: 'probe', body: 'none', handler: (ctx) => sendJson(ctx.res, 200, {}) },
+      { method: 'PATCH', path: '/ok', access: 'probe', body: 'json', handler: (ctx) => sendJson(ctx.res, 200, {}) },
     ];
     const app = createApp({
       apiRoutes: routes,
       rootRoutes: [],
       baseUri: '',
+      judge: judgeWithoutAccounts(),
       proxyTrust: createProxyTrust([]),
       logger: createLogger({ level: 'info', format: 'json', stdout: { write: (text: string) => stdout.push(text) }, stderr: { write: (text: string) => stderr.push(text) } }),
       maxBodyBytes: 1024,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { judgeWithoutAccounts } from '../helpers/judge.js';
 import { createApp } from '../../src/app.js';
 import { readJsonBody } from '../../src/http/body.js';
 import { createProxyTrust } from '../../src/http/client-address.js';
@@ -33,12 +34,13 @@ async function startAppServer(): Promise<AppServer> {
     sendJson(ctx.res, 200, { name });
   };
   const routes: Route[] = [
-    { method: 'GET', path: '/ignored', body: 'ignored', handler: answer('ignored') },
-    { method: 'POST', path: '/ignored', body: 'ignored', handler: answer('ignored') },
-    { method: 'GET', path: '/none', body: 'none', handler: answer('none') },
+    { method: 'GET', path: '/ignored', access: 'probe', body: 'ignored', handler: answer('ignored') },
+    { method: 'POST', path: '/ignored', access: 'probe', body: 'ignored', handler: answer('ignored') },
+    { method: 'GET', path: '/none', access: 'probe', body: 'none', handler: answer('none') },
     {
       method: 'POST',
       path: '/json',
+      access: 'probe',
       body: 'json',
       handler: async (ctx) => {
         await readJsonBody(ctx.req, MAX_BODY_BYTES);
@@ -51,6 +53,7 @@ async function startAppServer(): Promise<AppServer> {
     apiRoutes: routes,
     rootRoutes: [],
     baseUri: '',
+    judge: judgeWithoutAccounts(),
     proxyTrust: createProxyTrust([]),
     logger: createLogger({ level: 'error', format: 'json', stdout: sink, stderr: sink, now: Date.now }),
     maxBodyBytes: MAX_BODY_BYTES,

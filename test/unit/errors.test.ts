@@ -46,6 +46,7 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   WrongPassword: () => new errors.WrongPassword(),
   WrongCode: () => new errors.WrongCode(),
   SecondFactorSessionRequired: () => new errors.SecondFactorSessionRequired(),
+  CrossSiteRequest: () => new errors.CrossSiteRequest(),
   TotpAlreadyEnabled: () => new errors.TotpAlreadyEnabled(),
   TotpNotPending: () => new errors.TotpNotPending(),
   InvitationInvalid: () => new errors.InvitationInvalid('expired'),

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
-import type { SessionAuthenticator } from '../../src/auth/session.js';
+import { ACCESS } from '../../src/auth/access.js';
+import { judgeWithoutAccounts } from '../helpers/judge.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RequestContext } from '../../src/routes/context.js';
 import { forwardRoutes } from '../../src/routes/forward.js';
@@ -14,15 +15,8 @@ interface Answer {
 
 /** Runs the forward handler on a request made of `headers` and `query`, and returns what it wrote. */
 function answer(options: { isStopping: boolean; headers?: Record<string, string>; query?: Record<string, string> }): Answer {
-  const session: SessionAuthenticator = {
-    check: () => ({ refused: 'no token' }),
-    checkAnyFactor: () => ({ refused: 'no token' }),
-    authenticate: () => assert.fail('not used'),
-    authenticateAnyFactor: () => assert.fail('not used'),
-    requireAdministrator: () => assert.fail('not used'),
-  };
   const sink = { write: () => true };
-  const [route] = forwardRoutes({ session, allowedRedirectHosts: [], isStopping: () => options.isStopping, logger: createLogger({ level: 'silent', format: 'json', stdout: sink, stderr: sink }) });
+  const [route] = forwardRoutes({ judge: judgeWithoutAccounts(), allowedRedirectHosts: [], isStopping: () => options.isStopping, logger: createLogger({ level: 'silent', format: 'json', stdout: sink, stderr: sink }) });
   assert.ok(route !== undefined);
   const written: Answer = { status: 0, headers: {}, body: '' };
   const res = {
@@ -43,6 +37,8 @@ function answer(options: { isStopping: boolean; headers?: Record<string, string>
     param: undefined,
     address: '127.0.0.1',
     credentials: { cookieToken: undefined, queryToken: undefined },
+    row: ACCESS.forward,
+    admission: { caller: undefined, isCrossSite: false, confirmPassword: () => assert.fail('not used') },
   };
   void route.handler(ctx);
   return written;

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { createWorkLimiter, type WorkKey } from '../../src/auth/work-limiter.js';
 import type { Caller } from '../../src/auth/session.js';
 import { ServerBusy } from '../../src/errors.js';
-import { hashKeyOf } from '../../src/routes/auth.js';
+import { hashKeyOf } from '../../src/auth/throttled-password.js';
 import type { StoredUser } from '../../src/store/users.js';
 
 interface Deferred<T> {

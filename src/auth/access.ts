@@ -1,0 +1,162 @@
+// Who may do what (INTERFACE.md "Who may do what: one table"): every action a caller can take is one
+// row here, and auth/judge.ts is the one function that judges a request against its row. Every route
+// names its row (routes/context.ts `Route.access`); SECURITY.md prints this table, and a test checks
+// that the two agree and tries every cell. A route cannot be built without a row.
+
+/**
+ * Who may ask:
+ * - `anyone`: no credential is judged (sign-in, pages, health);
+ * - `optional`: the caller's session if there is one, else none (verify answers 401 itself);
+ * - `account`: a session of an account;
+ * - `administrator`: an administrator's session;
+ * - `first-or-administrator`: anyone while no account exists, then an administrator (spec section 5.7);
+ * - `gate`: a session or a machine token, judged against what the forward URL asks (level, groups, mfa);
+ * - `proxy`: with `--auth none`, only the proxy that authenticates, or loopback.
+ */
+export type CallerRule =
+  | 'anyone' | 'optional' | 'account' | 'administrator' | 'first-or-administrator' | 'gate' | 'proxy';
+
+/**
+ * The factors the session must have been made with:
+ * - `one`: any session;
+ * - `two-once-enrolled`: once the caller's account has a second factor (TOTP or a passkey), a two-factor
+ *   session (`otp`, or `hwk` with `user`), else 403 SECOND_FACTOR_SESSION_REQUIRED;
+ * - `asked`: what the request asks for (the gate's `mfa=`).
+ */
+export type FactorRule = 'one' | 'two-once-enrolled' | 'asked';
+
+/**
+ * What a request that changes something must show of where it came from:
+ * - `refused`: a cross-site or same-site request (Fetch Metadata, else Origin) is refused, 403;
+ * - `page`: such a navigation gets a page with a button instead of the change;
+ * - `allowed`: nothing is changed, or callers come cross-site by design (the gate, the probe).
+ */
+export type CrossSiteRule = 'allowed' | 'refused' | 'page';
+
+/**
+ * The request body: `none`; `flood` (the seven Flood endpoints keep the spec's answers); `json` (a POST,
+ * PATCH or DELETE with a body must say application/json even when empty, 415 otherwise; empty reads as {}).
+ */
+export type BodyRule = 'none' | 'flood' | 'json';
+
+export interface AccessRow {
+  readonly method: string;
+  /** Under {base}, but for /healthz at the root. */
+  readonly path: string;
+  readonly caller: CallerRule;
+  /** `?token=` counts as the session cookie does: the seven Flood endpoints and the gate only. */
+  readonly urlToken: boolean;
+  /** A machine token (`Authorization: Bearer gh_…`, or Basic): the gate only. */
+  readonly machineToken: boolean;
+  readonly factors: FactorRule;
+  /** The current password in the JSON body (`password`), checked under the login throttle: 403 WRONG_PASSWORD. */
+  readonly password: boolean;
+  /** `--require-mfa-for-admins` counts an administrator's one-factor session as none here. */
+  readonly adminTwoFactor: boolean;
+  readonly crossSite: CrossSiteRule;
+  readonly body: BodyRule;
+}
+
+type Defaults = Omit<AccessRow, 'method' | 'path'>;
+const ANYONE: Defaults = {
+  caller: 'anyone', urlToken: false, machineToken: false, factors: 'one', password: false,
+  adminTwoFactor: false, crossSite: 'allowed', body: 'none',
+};
+// A session cookie of the account (never ?token=), taking access away or reading: any factor.
+const ACCOUNT: Defaults = { ...ANYONE, caller: 'account', crossSite: 'refused', body: 'json' };
+// Adding, changing or removing a way in: the cookie, the current password, and two factors once enrolled.
+const WAY_IN: Defaults = { ...ACCOUNT, factors: 'two-once-enrolled', password: true };
+const ADMINISTRATOR: Defaults = { ...ANYONE, caller: 'administrator', adminTwoFactor: true, crossSite: 'refused', body: 'json' };
+// The seven Flood endpoints: ?token= counts, bodies keep the spec's answers.
+const FLOOD: Defaults = { ...ANYONE, urlToken: true, body: 'flood' };
+const PAGE: Defaults = ANYONE;
+
+const row = (method: string, path: string, defaults: Defaults, changes: Partial<Defaults> = {}): AccessRow =>
+  Object.freeze({ method, path, ...defaults, ...changes });
+
+/** The table. Keys are permanent names; SECURITY.md lists the rows in this order. */
+export const ACCESS = Object.freeze({
+  // The seven Flood endpoints (spec sections 4 and 5).
+  signIn: row('POST', '/api/auth/authenticate', FLOOD, { urlToken: false, crossSite: 'refused' }),
+  register: row('POST', '/api/auth/register', FLOOD, {
+    caller: 'first-or-administrator', adminTwoFactor: true, crossSite: 'refused',
+  }),
+  verify: row('GET', '/api/auth/verify', FLOOD, { caller: 'optional', adminTwoFactor: true }),
+  logout: row('GET', '/api/auth/logout', FLOOD, { caller: 'account', crossSite: 'refused' }),
+  listUsers: row('GET', '/api/auth/users', FLOOD, { caller: 'administrator', adminTwoFactor: true }),
+  updateUser: row('PATCH', '/api/auth/users/:username', FLOOD, {
+    caller: 'administrator', adminTwoFactor: true, crossSite: 'refused',
+  }),
+  // The same request when it touches an account's ways in (password, totp, passkeys, tokens).
+  updateUserWaysIn: row('PATCH', '/api/auth/users/:username', FLOOD, {
+    caller: 'administrator', adminTwoFactor: true, crossSite: 'refused', factors: 'two-once-enrolled',
+  }),
+  deleteUser: row('DELETE', '/api/auth/users/:username', FLOOD, {
+    caller: 'administrator', adminTwoFactor: true, crossSite: 'refused',
+  }),
+
+  // Administrators, beyond the Flood API: the session cookie only.
+  createUser: row('POST', '/api/auth/users', ADMINISTRATOR),
+  showUser: row('GET', '/api/auth/users/:username', ADMINISTRATOR, { crossSite: 'allowed', body: 'none' }),
+
+  // The caller's own account. Reading it and taking access away: any session of the account.
+  showAccount: row('GET', '/api/auth/account', ACCOUNT, { crossSite: 'allowed', body: 'none' }),
+  revokeMachineToken: row('DELETE', '/api/auth/account/tokens/:id', ACCOUNT, { body: 'none' }),
+  logoutEverywhere: row('POST', '/api/auth/account/logout-everywhere', ACCOUNT),
+  // Ways in.
+  changePassword: row('POST', '/api/auth/account/password', WAY_IN),
+  beginTotp: row('POST', '/api/auth/account/totp', WAY_IN),
+  // Finishes what beginTotp (with the password) started: the code proves the new authenticator.
+  confirmTotp: row('POST', '/api/auth/account/totp/confirm', WAY_IN, { password: false }),
+  disableTotp: row('POST', '/api/auth/account/totp/disable', WAY_IN),
+  passkeyCreationOptions: row('POST', '/api/auth/account/passkeys/options', WAY_IN, { password: false }),
+  addPasskey: row('POST', '/api/auth/account/passkeys', WAY_IN),
+  removePasskey: row('DELETE', '/api/auth/account/passkeys/:id', WAY_IN),
+  // A machine token passes `tokens=1` with no second factor: an administrator needs two factors to make one.
+  makeMachineToken: row('POST', '/api/auth/account/tokens', WAY_IN, { adminTwoFactor: true }),
+
+  // Signing in with a passkey.
+  passkeySignInOptions: row('POST', '/api/auth/passkey/options', ANYONE, { crossSite: 'refused', body: 'json' }),
+  passkeySignIn: row('POST', '/api/auth/passkey', ANYONE, { crossSite: 'refused', body: 'json' }),
+
+  // The gate, and what the doctor reads behind it: they change nothing and see the apps' own requests.
+  forward: row('*', '/api/auth/forward', ANYONE, {
+    caller: 'gate', urlToken: true, machineToken: true, factors: 'asked', adminTwoFactor: true,
+  }),
+  probe: row('GET', '/api/auth/probe', ANYONE),
+  health: row('GET', '/healthz', ANYONE),
+
+  // Pages: the same bytes for everyone; what they show comes from the API calls above.
+  signInPage: row('GET', '/login', PAGE),
+  accountPage: row('GET', '/gatehouse/account', PAGE),
+  usersPage: row('GET', '/gatehouse/users', PAGE),
+  // Signs out a same-origin navigation; a cross-site or same-site one gets a page with a button.
+  signOutPage: row('GET', '/logout', PAGE, { caller: 'optional', crossSite: 'page' }),
+
+  // With `--auth none` (INTERFACE.md): the built-in administrator, for the authenticating proxy only.
+  proxySignIn: row('POST', '/api/auth/authenticate', FLOOD, { caller: 'proxy', urlToken: false, crossSite: 'refused' }),
+  proxyVerify: row('GET', '/api/auth/verify', FLOOD, { caller: 'proxy', urlToken: false }),
+  proxyLogout: row('GET', '/api/auth/logout', FLOOD, { caller: 'proxy', urlToken: false, crossSite: 'refused' }),
+} satisfies Record<string, AccessRow>);
+
+export type Action = keyof typeof ACCESS;
+
+/** Every action with its row, in the table's order. */
+export const ACTIONS: readonly Action[] = Object.freeze(Object.keys(ACCESS) as Action[]);
+
+/**
+ * Throws TypeError unless every route is served where its row says (method, path; HEAD beside GET): a
+ * route that names another request's row stops the start. (A row left without a route is found by the
+ * test that tries every row.)
+ */
+export function assertRoutesFollowTable(
+  routes: ReadonlyArray<{ readonly method: string; readonly path: string; readonly access: Action }>,
+): void {
+  for (const route of routes) {
+    const row: AccessRow = ACCESS[route.access];
+    const isSameMethod = row.method === route.method || (row.method === 'GET' && route.method === 'HEAD');
+    if (!isSameMethod || row.path !== route.path) {
+      throw new TypeError(`route ${route.method} ${route.path} names the access row ${route.access} (${row.method} ${row.path})`);
+    }
+  }
+}

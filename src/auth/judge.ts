@@ -1,0 +1,207 @@
+import type { IncomingMessage } from 'node:http';
+import {
+  AuthRequired, CrossSiteRequest, NotAdministrator, ProxyRequired, SecondFactorSessionRequired, UnsupportedMediaType,
+  WrongPassword,
+} from '../errors.js';
+import { announcesBody, isJsonContentType } from '../http/body.js';
+import type { ProxyTrust } from '../http/client-address.js';
+import { isCrossSiteRequest } from '../http/same-origin.js';
+import type { Logger } from '../log/logger.js';
+import type { StoredUser } from '../store/users.js';
+import { isAdministrator } from '../validate/level.js';
+import type { AccessRow } from './access.js';
+import { hasSecondFactor, isTwoFactor } from './amr.js';
+import type { MachineTokenVerifier } from './machine-tokens.js';
+import type { Caller, Credentials, SessionChecker } from './session.js';
+import { confirmedPassword, type PasswordChecks } from './throttled-password.js';
+
+// The refusals, built once: a 401 or 403 thrown per request then constructs no error.
+const AUTH_REQUIRED = Object.freeze(new AuthRequired());
+const NOT_ADMINISTRATOR = Object.freeze(new NotAdministrator());
+const SECOND_FACTOR_SESSION_REQUIRED = Object.freeze(new SecondFactorSessionRequired());
+const CROSS_SITE_REQUEST = Object.freeze(new CrossSiteRequest());
+const UNSUPPORTED_MEDIA_TYPE = Object.freeze(new UnsupportedMediaType());
+const PROXY_REQUIRED = Object.freeze(new ProxyRequired());
+
+/** What the judge lets a handler have for one request. */
+export interface Admission {
+  /** The caller the row let in; undefined where anyone may ask, and on password rows (see confirmPassword). */
+  readonly caller: Caller | undefined;
+  /** On a row with crossSite `page`: another site started this navigation, so the page asks first. */
+  readonly isCrossSite: boolean;
+  /**
+   * On a row that needs the current password: the caller, once `password` is the account's (checked
+   * under the login throttle: 429 when throttled, 403 WRONG_PASSWORD when wrong). The only way such a
+   * handler gets its caller.
+   */
+  confirmPassword(password: string): Promise<Caller>;
+}
+
+/** What the gate asks of a caller (routes/forward.ts reads it from the forward URL). */
+export interface GateAsks {
+  readonly isAdministratorAsked: boolean;
+  /** Any one of these groups; undefined when the URL names none. */
+  readonly groups: readonly string[] | undefined;
+  /** Two factors (`mfa=`, `--require-mfa`); a machine token then passes only where `tokens` says so. */
+  readonly isTwoFactorAsked: boolean;
+  readonly areTokensAllowed: boolean;
+}
+
+export type GateVerdict =
+  | { readonly allowed: true; readonly user: StoredUser; readonly via: 'session' | 'token' }
+  | { readonly allowed: false; readonly refusal: 'no-session' }
+  /** `hint`: `code` when the account has a second factor to sign in with, `setup` when it has none. */
+  | { readonly allowed: false; readonly refusal: 'second-factor'; readonly via: 'session' | 'token'; readonly hint: 'code' | 'setup' }
+  | {
+    readonly allowed: false;
+    readonly refusal: 'forbidden';
+    readonly user: StoredUser;
+    readonly isAdministratorMissing: boolean;
+    readonly isGroupMissing: boolean;
+  };
+
+const NO_SESSION: GateVerdict = Object.freeze({ allowed: false, refusal: 'no-session' });
+const NOT_CONFIRMED = (): Promise<Caller> => Promise.reject(new TypeError('this row does not take the current password'));
+
+export type Judge = ReturnType<typeof createJudge>;
+
+/**
+ * The one judge of who may do what (auth/access.ts). `admit` runs before every handler, in this
+ * order: where the request came from, its body's type, the credential the row counts, the
+ * administrators' two-factor setting, the level, the factors; the password, which needs the body,
+ * comes last through Admission.confirmPassword. `gate` judges the forward endpoint's caller
+ * against what the forward URL asks.
+ */
+export function createJudge(deps: {
+  readonly session: SessionChecker;
+  readonly machineTokens: MachineTokenVerifier | undefined;
+  readonly proxyTrust: ProxyTrust;
+  /** How many accounts exist (`first-or-administrator`). */
+  readonly accountCount: () => number;
+  /** `--public-url`'s host, when set: the host a same-origin request was sent to. */
+  readonly publicHost: string | undefined;
+  /** `--require-mfa-for-admins`. */
+  readonly isTwoFactorRequiredOfAdministrators: boolean;
+  readonly passwords: PasswordChecks;
+  readonly logger: Logger;
+}) {
+  const { session, proxyTrust } = deps;
+  const requestHost = (req: IncomingMessage): string | undefined => deps.publicHost ?? proxyTrust.browserHost(req);
+
+  /** Counts as no session: an administrator's session without two factors, where the setting applies. */
+  const isHeldBackByAdministratorRule = (row: AccessRow, caller: Caller): boolean =>
+    row.adminTwoFactor &&
+    deps.isTwoFactorRequiredOfAdministrators &&
+    isAdministrator(caller.user.level) &&
+    !isTwoFactor(caller.claims.amr);
+
+  /** The session the row counts: the cookie; `?token=` only where the row says so (spec section 5.2: the cookie wins). */
+  const sessionOf = (row: AccessRow, credentials: Credentials): Caller | undefined => {
+    const token = credentials.cookieToken ?? (row.urlToken ? credentials.queryToken : undefined);
+    if (token === undefined) return undefined;
+    const caller = session.check(token);
+    if ('refused' in caller || isHeldBackByAdministratorRule(row, caller)) return undefined;
+    return caller;
+  };
+
+  /** Throws unless `caller` has the level and factors `row` needs (the session itself was judged already). */
+  const requireRow = (row: AccessRow, caller: Caller): void => {
+    if (isHeldBackByAdministratorRule(row, caller)) throw AUTH_REQUIRED;
+    const isAdministratorNeeded = row.caller === 'administrator' || row.caller === 'first-or-administrator';
+    if (isAdministratorNeeded && !isAdministrator(caller.user.level)) throw NOT_ADMINISTRATOR;
+    if (row.factors === 'two-once-enrolled' && hasSecondFactor(caller.user) && !isTwoFactor(caller.claims.amr)) {
+      throw SECOND_FACTOR_SESSION_REQUIRED;
+    }
+  };
+
+  const admit = (row: AccessRow, req: IncomingMessage, credentials: Credentials, address: string): Admission => {
+    const isCrossSite = row.crossSite !== 'allowed' && isCrossSiteRequest(req.headers, requestHost(req));
+    if (isCrossSite && row.crossSite === 'refused') throw CROSS_SITE_REQUEST;
+    if (row.caller === 'proxy' && !proxyTrust.isTrustedPeer(req)) throw PROXY_REQUIRED;
+    const caller = row.caller === 'anyone' || row.caller === 'proxy' || row.caller === 'gate'
+      ? undefined
+      : sessionOf(row, credentials);
+    if (caller !== undefined) {
+      requireRow(row, caller);
+    } else if (
+      row.caller === 'account' ||
+      row.caller === 'administrator' ||
+      (row.caller === 'first-or-administrator' && deps.accountCount() > 0)
+    ) {
+      throw AUTH_REQUIRED;
+    }
+    if (row.body === 'json' && isBodyOfWrongType(req)) throw UNSUPPORTED_MEDIA_TYPE;
+    if (!row.password || caller === undefined) return { caller, isCrossSite, confirmPassword: NOT_CONFIRMED };
+    return {
+      caller: undefined,
+      isCrossSite,
+      confirmPassword: async (password) => {
+        const isRight = await confirmedPassword(deps.passwords, caller.user, password, address, req);
+        if (!isRight) {
+          deps.logger.warn('wrong current password for a change of an account', {
+            event: 'login_failed',
+            address,
+            username: caller.user.username,
+          });
+          throw new WrongPassword();
+        }
+        return caller;
+      },
+    };
+  };
+
+  /** The gate's caller: a machine token in Authorization (judged alone), else the session. Never throws. */
+  const gate = (headers: IncomingMessage['headers'], credentials: Credentials, asks: GateAsks): GateVerdict => {
+    // Any Authorization that is not a machine token is the app's own, and left alone.
+    const machine = deps.machineTokens?.check(headers.authorization);
+    let user: StoredUser;
+    let via: 'session' | 'token';
+    let isTwoFactorSession: boolean;
+    if (machine !== undefined) {
+      if ('refused' in machine) return NO_SESSION;
+      [user, via, isTwoFactorSession] = [machine.user, 'token', asks.areTokensAllowed];
+    } else {
+      const token = credentials.cookieToken ?? credentials.queryToken;
+      const caller = token === undefined ? undefined : session.check(token);
+      if (caller === undefined || 'refused' in caller) return NO_SESSION;
+      [user, via, isTwoFactorSession] = [caller.user, 'session', isTwoFactor(caller.claims.amr)];
+    }
+    // INTERFACE.md "The gate", `mfa=1`: a session without two factors counts as none; so does an
+    // administrator's under --require-mfa-for-admins. The sign-in page learns which step is missing.
+    const isTwoFactorAsked = asks.isTwoFactorAsked ||
+      (deps.isTwoFactorRequiredOfAdministrators && isAdministrator(user.level));
+    if (isTwoFactorAsked && !isTwoFactorSession) {
+      return { allowed: false, refusal: 'second-factor', via, hint: hasSecondFactor(user) ? 'code' : 'setup' };
+    }
+    const isAdministratorMissing = asks.isAdministratorAsked && !isAdministrator(user.level);
+    const isGroupMissing = asks.groups !== undefined && !isInAnyGroup(user, asks.groups);
+    if (isAdministratorMissing || isGroupMissing) {
+      return { allowed: false, refusal: 'forbidden', user, isAdministratorMissing, isGroupMissing };
+    }
+    return { allowed: true, user, via };
+  };
+
+  return {
+    admit,
+    gate,
+    /** For a handler whose request turns out to be another row's (a PATCH touching ways in): throws as admit would. */
+    requireRow,
+  };
+}
+
+/**
+ * Outside the Flood endpoints a POST or PATCH says application/json even with no body, and any other
+ * request with a body says so too: a form or text body is what any page can send cross-site unasked.
+ */
+function isBodyOfWrongType(req: IncomingMessage): boolean {
+  if (req.method !== 'POST' && req.method !== 'PATCH' && !announcesBody(req)) return false;
+  const type = req.headers['content-type'];
+  return type === undefined || !isJsonContentType(type);
+}
+
+function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
+  const own = user.groups;
+  if (own === undefined) return false;
+  for (const name of groups) if (own.includes(name)) return true;
+  return false;
+}

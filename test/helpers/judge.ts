@@ -1,0 +1,22 @@
+import { createJudge, type Judge } from '../../src/auth/judge.js';
+import { createProxyTrust } from '../../src/http/client-address.js';
+import { createLogger } from '../../src/log/logger.js';
+
+/**
+ * A judge for tests of the HTTP edge that build routes of their own, on rows anyone may use: no
+ * session opens, no account exists, and no row they use asks for a password (so `passwords` is
+ * never reached).
+ */
+export function judgeWithoutAccounts(): Judge {
+  const sink = { write: () => undefined };
+  return createJudge({
+    session: { check: () => ({ refused: 'no accounts in this test' }) },
+    machineTokens: undefined,
+    proxyTrust: createProxyTrust([]),
+    accountCount: () => 0,
+    publicHost: undefined,
+    isTwoFactorRequiredOfAdministrators: false,
+    passwords: undefined as never,
+    logger: createLogger({ level: 'silent', format: 'json', stdout: sink, stderr: sink }),
+  });
+}
