@@ -50,6 +50,9 @@ Commands:
                                 apps signed in through Gatehouse receive; '' removes one
   passwd NAME                   set a new password (every session of NAME ends)
   set-level NAME LEVEL          change a level (every session of NAME ends)
+  reset NAME [--totp] [--passkeys] [--tokens]
+                                take ways in away: TOTP and its recovery codes, every passkey
+                                (either ends every session of NAME), every machine token
   remove NAME                   delete a user
 ${INVITE_HELP_LINE}
 
@@ -63,6 +66,7 @@ ${settingsHelp(OFFLINE_SETTINGS)}
   --client-file PATH             (add) read the client settings (JSON) from a file
   --client-stdin                 (add) read the password, then on the next lines the client
                                  settings (JSON), from standard input
+  --totp, --passkeys, --tokens   (reset) what to take away; at least one
   --help                         show this help
 `;
 
@@ -168,6 +172,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
       set: { arity: 1, flags: { email: 'string', name: 'string' } },
       'set-level': { arity: 2 },
       groups: { arity: 2 },
+      reset: { arity: 1, flags: { totp: 'boolean', passkeys: 'boolean', tokens: 'boolean' } },
       remove: { arity: 1 },
       invite: { arity: 0, flags: INVITE_FLAGS },
     },
@@ -238,6 +243,19 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         const level = parseLevel(positionals[1]);
         await store.change((view) => changeUser(view, name, { level }, nowSeconds));
         io.stdout.write(`${shown} is now ${String(level)}\n`);
+        return EXIT_OK;
+      }
+      case 'reset': {
+        const taken = (['totp', 'passkeys', 'tokens'] as const).filter((what) => values[what] === true);
+        if (taken.length === 0) throw new UsageError('users reset needs --totp, --passkeys or --tokens');
+        const changes = {
+          removeTotp: taken.includes('totp'),
+          removePasskeys: taken.includes('passkeys'),
+          removeTokens: taken.includes('tokens'),
+        };
+        await store.change((view) => changeUser(view, name, changes, nowSeconds));
+        const ended = changes.removeTotp || changes.removePasskeys ? '; their sessions have ended' : '';
+        io.stdout.write(`took ${taken.join(', ')} away from ${shown}${ended}\n`);
         return EXIT_OK;
       }
       case 'groups': {

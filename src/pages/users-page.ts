@@ -120,13 +120,21 @@ var render = function (details) {
       if (form) form.hidden = !form.hidden;
       else form = item.appendChild(editForm(user));
     }));
-    if (user.totp) {
-      actions.appendChild(button('Reset TOTP', 'small secondary', function () {
-        if (!window.confirm('Remove the TOTP authenticator of ' + user.username + '? Their sessions end; they sign in with the password alone until they set up a new one.')) return;
-        callApi('PATCH', userPath(user.username), { totp: false }).then(function (answer) {
-          settle(answer, 'Reset the TOTP of ' + user.username + '.');
-        });
+    // Taking ways in away (INTERFACE.md "Who may do what"): each a confirmed PATCH with false.
+    var takeAway = function (label, question, patch, done) {
+      actions.appendChild(button(label, 'small secondary', function () {
+        if (!window.confirm(question)) return;
+        callApi('PATCH', userPath(user.username), patch).then(function (answer) { settle(answer, done); });
       }));
+    };
+    if (user.totp) {
+      takeAway('Reset TOTP', 'Remove the TOTP authenticator of ' + user.username + '? Their sessions end; they sign in with the password alone until they set up a new one.', { totp: false }, 'Reset the TOTP of ' + user.username + '.');
+    }
+    if (user.passkeys > 0) {
+      takeAway('Remove passkeys', 'Remove every passkey of ' + user.username + '? Their sessions end.', { passkeys: false }, 'Removed the passkeys of ' + user.username + '.');
+    }
+    if (user.tokens > 0) {
+      takeAway('Revoke tokens', 'Revoke every machine token of ' + user.username + '?', { tokens: false }, 'Revoked the machine tokens of ' + user.username + '.');
     }
     actions.appendChild(button('Remove', 'small danger', function () {
       if (!window.confirm('Remove ' + user.username + '? Their sessions and machine tokens end.')) return;
