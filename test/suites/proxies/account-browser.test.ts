@@ -124,6 +124,7 @@ describe('the account page and sign-in in Chromium', () => {
   // One tab for the whole story, as one person would: its virtual authenticator keeps the passkey.
   let page: Page;
   let seed: Buffer;
+  let recoveryCodes: string[] = [];
 
   it('sends a signed-out visitor of the account page to sign in, and back to the account page after', async () => {
     page = await openPage();
@@ -154,7 +155,7 @@ describe('the account page and sign-in in Chromium', () => {
   });
 
   it('makes a machine token shown once, lists it, and revokes it with a second click', async () => {
-    await submitForm(page, 'token-add', { 'token-name': 'backup script', 'token-days': '30' });
+    await submitForm(page, 'token-add', { 'token-name': 'backup script', 'token-days': '30', 'token-password': password });
     const token = await page.waitFor<string>(`!document.getElementById('new-token').hidden && document.getElementById('token-value').textContent`);
     assert.match(token, /^gh_[A-Za-z0-9_-]{43}$/);
     await page.waitFor(`document.querySelectorAll('#token-list li').length === 1 && document.querySelector('#token-list li strong').textContent === 'backup script'`);
@@ -185,6 +186,7 @@ describe('the account page and sign-in in Chromium', () => {
     await page.screenshotAt(join(screenshotDir, 'account-recovery-codes-phone.png'), 390);
     await page.setViewport(1280, 800);
     assert.equal(codes.length, 10);
+    recoveryCodes = codes;
     assert.equal(new Set(codes).size, 10);
     assert.equal((await authenticate({ username, password })).status, 401, 'a password alone no longer signs in');
     await click(page, 'codes-saved');
@@ -195,7 +197,7 @@ describe('the account page and sign-in in Chromium', () => {
   let authenticatorId = '';
   it('registers a passkey with the virtual authenticator, named as typed', async () => {
     authenticatorId = await page.addVirtualAuthenticator();
-    await submitForm(page, 'passkey-add', { 'passkey-name': 'Laptop' });
+    await submitForm(page, 'passkey-add', { 'passkey-name': 'Laptop', 'passkey-password': password });
     await page.waitFor(`document.querySelectorAll('#passkey-list li').length === 1`, 20_000);
     assert.equal(await page.evaluate(`document.querySelector('#passkey-list li strong').textContent`), 'Laptop');
     const held = await page.virtualCredentials(authenticatorId);
@@ -263,6 +265,12 @@ describe('the account page and sign-in in Chromium', () => {
   });
 
   it('removes the passkey with a second click, and then a passkey sign-in is refused with a message', async () => {
+    // A passkey is a way in: removing one asks the password, in the field above the list.
+    await page.evaluate(`(document.querySelector('#passkey-list li button').click(), true)`);
+    await page.evaluate(`(document.querySelector('#passkey-list li button').click(), true)`);
+    assert.match(await shownText(page, 'passkey-message'), /password/);
+    await page.waitFor(`document.querySelectorAll('#passkey-list li').length === 1 && document.querySelector('#passkey-list li button').dataset.armed !== '1'`);
+    await page.evaluate(`(document.getElementById('passkey-password').value = ${JSON.stringify(password)}, true)`);
     await page.evaluate(`(document.querySelector('#passkey-list li button').click(), true)`);
     await page.evaluate(`(document.querySelector('#passkey-list li button').click(), true)`);
     await page.waitFor(`document.querySelectorAll('#passkey-list li').length === 0 && !document.getElementById('no-passkeys').hidden`);
@@ -276,7 +284,19 @@ describe('the account page and sign-in in Chromium', () => {
     assert.equal(await other.evaluate('location.pathname'), '/login');
   });
 
-  it('turns TOTP off with the password: a password alone signs in again', async () => {
+  it('turns TOTP off with the password from a two-factor session: a password alone signs in again', async () => {
+    // The passkey that made this session is gone: it is a password session now, on an account with TOTP.
+    await submitForm(page, 'totp-disable', { 'totp-disable-password': password });
+    assert.match(await shownText(page, 'totp-message'), /two factors/);
+    await click(page, 'sign-out');
+    await page.waitForUrl((url) => url.pathname === '/login');
+    await page.navigate(`${origin}/login?rd=${encodeURIComponent(accountUrl())}`);
+    await page.waitFor(`document.readyState === 'complete'`);
+    await submitForm(page, 'login', { username, password });
+    await page.waitFor(`!document.getElementById('code-step').hidden`);
+    await submitForm(page, 'code-step', { code: recoveryCodes[0] ?? '' });
+    await page.waitForUrl((url) => url.pathname === '/gatehouse/account');
+    await page.waitFor(`!document.getElementById('account').hidden && !document.getElementById('totp-on').hidden`);
     await submitForm(page, 'totp-disable', { 'totp-disable-password': password });
     await page.waitFor(`!document.getElementById('totp-off').hidden`);
     assert.equal((await authenticate({ username, password })).status, 200);

@@ -43,7 +43,7 @@ for (const kind of PROXY_KINDS) {
       const login = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/authenticate', body: { username, password } });
       assert.equal(login.status, 200, login.text);
       const session = login.cookieToken ?? '';
-      const token = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: session, body: { name: `${prefix} script` } });
+      const token = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: session, body: { name: `${prefix} script`, password } });
       assert.equal(token.status, 200, token.text);
       const { token: machineToken, id } = token.json as { token: string; id: string };
       return { username, session, machineToken, tokenId: id };

@@ -105,7 +105,7 @@ for (const kind of PROXY_KINDS) {
       const confirmed = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/totp/confirm', token: user.token, body: { code: totpCode(seed, Date.now()) } });
       assert.equal(confirmed.status, 200, confirmed.text);
       twoFactorToken = confirmed.cookieToken ?? '';
-      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: twoFactorToken, body: { name: 'sync' } });
+      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: twoFactorToken, body: { name: 'sync', password: user.password } });
       assert.equal(made.status, 200, made.text);
       machineToken = (made.json as { token: string }).token;
       plain = await registerVia(stack.proxy.port, { level: 'USER', adminToken: twoFactorToken });

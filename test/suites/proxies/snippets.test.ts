@@ -114,7 +114,7 @@ for (const kind of PROXY_KINDS) {
     });
 
     it('lets a machine token in as its account and never passes it on to the app, while an app\'s own Authorization passes', async () => {
-      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: family.token, body: { name: 'backup script' } });
+      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: family.token, body: { name: 'backup script', password: family.password } });
       assert.equal(made.status, 200, made.text);
       const machineToken = (made.json as { token: string }).token;
       for (const headers of [{}, photos()]) {
