@@ -67,10 +67,10 @@ export type Judge = ReturnType<typeof createJudge>;
 
 /**
  * The one judge of who may do what (auth/access.ts). `admit` runs before every handler, in this
- * order: where the request came from, its body's type, the credential the row counts, the
- * administrators' two-factor setting, the level, the factors; the password, which needs the body,
- * comes last through Admission.confirmPassword. `gate` judges the forward endpoint's caller
- * against what the forward URL asks.
+ * order: where the request came from, the credential the row counts, the administrators' two-factor
+ * setting, the level, the factors, the body's type; the password, which needs the body, comes last
+ * through Admission.confirmPassword. `gate` judges the forward endpoint's caller against what the
+ * forward URL asks.
  */
 export function createJudge(deps: {
   readonly session: SessionChecker;
