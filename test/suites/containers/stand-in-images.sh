@@ -1,13 +1,15 @@
 #!/bin/sh
 # Builds local stand-ins for the images deploy/compose.yml names, from this machine's own
 # binaries, because this machine cannot pull images. Each is a minimal root file system made
-# with tar and `podman import` (seconds, no network):
+# with tar and `podman import` or `docker import` (seconds, no network):
 #   $PREFIX-node      for node:20-alpine   node 20 and npm at /usr/local, user node (uid 1000), sh
 #   $PREFIX-caddy     for caddy:2-alpine   caddy, run as the official image does
 #   $PREFIX-whoami    for traefik/whoami   a few lines of node answering with the request it got
-# Usage: stand-in-images.sh PREFIX   (e.g. localhost/gatehouse-standin); needs root, podman.
+# Usage: [ENGINE=docker] stand-in-images.sh PREFIX   (e.g. localhost/gatehouse-standin); needs
+# root and the engine (podman unless ENGINE names another program with podman's `import`).
 set -eu
 PREFIX=$1
+ENGINE=${ENGINE:-podman}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 LIBDIR=/usr/lib/x86_64-linux-gnu
@@ -46,7 +48,7 @@ cp -a "$NPM_DIR" "$node_root/usr/local/lib/node_modules/npm"
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$node_root/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$node_root/usr/local/bin/npx"
 
-tar -C "$node_root" -cf - . | podman import \
+tar -C "$node_root" -cf - . | "$ENGINE" import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
   --change 'CMD ["node"]' - "$PREFIX-node:latest" >/dev/null
@@ -62,14 +64,14 @@ require('node:http').createServer((req, res) => {
 process.on('SIGTERM', () => process.exit(0));
 JS
 chmod 0755 "$node_root/whoami"
-tar -C "$node_root" -cf - . | podman import --change 'ENTRYPOINT ["/whoami"]' --change 'EXPOSE 80' - "$PREFIX-whoami:latest" >/dev/null
+tar -C "$node_root" -cf - . | "$ENGINE" import --change 'ENTRYPOINT ["/whoami"]' --change 'EXPOSE 80' - "$PREFIX-whoami:latest" >/dev/null
 
 # caddy:2-alpine: the binary, its directories, and the official image's command and variables.
 caddy_root="$WORK/caddy"
 base_root "$caddy_root" "$CADDY"
 cp "$CADDY" "$caddy_root/usr/bin/caddy"
 mkdir -p "$caddy_root/etc/caddy" "$caddy_root/config/caddy" "$caddy_root/data/caddy" "$caddy_root/srv"
-tar -C "$caddy_root" -cf - . | podman import \
+tar -C "$caddy_root" -cf - . | "$ENGINE" import \
   --change 'ENV XDG_CONFIG_HOME=/config' --change 'ENV XDG_DATA_HOME=/data' \
   --change 'WORKDIR /srv' --change 'EXPOSE 80' --change 'EXPOSE 443' \
   --change 'CMD ["caddy","run","--config","/etc/caddy/Caddyfile","--adapter","caddyfile"]' - "$PREFIX-caddy:latest" >/dev/null
