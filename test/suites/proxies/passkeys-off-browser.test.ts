@@ -58,7 +58,7 @@ describe('the pages in Chromium with passkeys off', () => {
     assert.equal(options.status, 200, options.text);
     const authenticator = new SoftAuthenticator({ origin: `http://${host}` });
     const credential = authenticator.create(options.json as Parameters<SoftAuthenticator['create']>[0]);
-    const added = await httpCall(first.port, { method: 'POST', path: '/api/auth/account/passkeys', token: root.cookieToken ?? '', headers: { host }, body: { name: 'Laptop', credential } });
+    const added = await httpCall(first.port, { method: 'POST', path: '/api/auth/account/passkeys', token: root.cookieToken ?? '', headers: { host }, body: { name: 'Laptop', credential, password: 'root-password-9q' } });
     assert.equal(added.status, 200, added.text);
     await first.stop();
 
