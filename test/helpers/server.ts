@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig } from '../../src/config.js';
@@ -36,6 +36,8 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
   /** Token for the `jwt` cookie. */
   readonly token?: string;
+  /** A keep-alive agent for tests that send thousands of requests; by default a connection per request. */
+  readonly agent?: Agent;
 }
 
 export interface TestResponse {
@@ -111,7 +113,7 @@ export function sendRequest(port: number, options: RequestOptions): Promise<Test
   }
   if (options.token !== undefined) headers['cookie'] = `jwt=${options.token}`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: false, timeout: 10_000 }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: options.agent ?? false, timeout: 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
