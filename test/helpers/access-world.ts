@@ -9,7 +9,7 @@ import { hotp, totpCode, totpStep } from '../../src/auth/totp.js';
 import { decodeBase32 } from '../../src/auth/base32.js';
 import { claimsOf, signToken, uniqueName } from './api.js';
 import { hasPasskey, hasTotp, type Credential, type FactorState } from './access-model.js';
-import { HEADERS, newAuthenticator } from './passkeys.js';
+import { HEADERS, newAuthenticator, ORIGIN } from './passkeys.js';
 import { CLIENT_SETTINGS, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server.js';
 import type { SoftAuthenticator } from './soft-authenticator.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
@@ -81,12 +81,15 @@ export type BareServer = Awaited<ReturnType<typeof openBareServer>>;
 export type World = Awaited<ReturnType<typeof openWorld>>;
 
 /**
- * Starts a server with `settings` (GATEHOUSE_* values) and no account. Every session is revoked at
- * logout (a cell's revoked credential is a real revocation); the login throttle, which has tests of its
- * own, is out of reach of the matrix's wrong passwords. Requests go over one kept-alive connection.
+ * Starts a server with `settings` (GATEHOUSE_* values) and no account, its pages at the tests' browser's
+ * origin (passkeys.ts ORIGIN) as --public-url, as a deployment with every capability names them. Every
+ * session is revoked at logout (a cell's revoked credential is a real revocation); the login throttle,
+ * which has tests of its own, is out of reach of the matrix's wrong passwords. Requests go over one
+ * kept-alive connection.
  */
 export async function openBareServer(settings: Record<string, string>) {
   const server: TestServer = await startTestServer({
+    GATEHOUSE_PUBLIC_URL: ORIGIN,
     GATEHOUSE_REVOKE_ON_LOGOUT: 'true',
     GATEHOUSE_THROTTLE_USER: '1000000',
     GATEHOUSE_THROTTLE_ADDRESS: '1000000',
