@@ -153,7 +153,7 @@ export async function startServer(config: Config, options: ServerOptions) {
         isPasskeyOffered, sha256Base64,
       })),
       ...pageRoutes('accountPage', buildAccountPage(sha256Base64, { isPasskeyOffered })),
-      ...probeRoutes(),
+      ...probeRoutes(proxyTrust),
       // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
       ...(config.authMethod === 'none'
         ? []

@@ -85,6 +85,8 @@ export function createProxyTrust(entries: readonly string[]) {
       }
       return address;
     },
+    /** True when the socket's peer is listed in --trust-proxy, so its X-Forwarded-For is read. */
+    isFromTrustedProxy: (req: IncomingMessage): boolean => isProxy(socketAddress(req)),
     /** True when the socket's peer is loopback or a trusted proxy (the only callers `--auth none` serves). */
     isTrustedPeer(req: IncomingMessage): boolean {
       const address = socketAddress(req);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import type { ProxyTrust } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
-import type { Route } from './context.js';
+import type { RequestContext, Route } from './context.js';
 
 // What the doctor needs to see, and no more: a header repeated more often than this, or a value
 // longer, is cut (and says so) so the answer stays small whatever the request held.
@@ -24,16 +25,32 @@ const REPORTED: ReadonlyMap<string, ReportedKey> = new Map([
  * Remote-Level and Remote-Groups header as it arrived (also spelled with `_`, which some
  * frameworks read as the same header), every X-Original-URI and X-Forwarded-Uri with the query
  * values dropped (a `?token=` is a credential), and whether a `jwt` cookie arrived (never its
- * value). It judges nothing and needs no session.
+ * value). Beside the sign-in page (`{base}/api/auth/` is routed straight to Gatehouse) it also
+ * shows the client address a sign-in there counts against, and whether X-Forwarded-For was read
+ * for it. It judges nothing and needs no session.
  */
-export function probeRoutes(): Route[] {
+export function probeRoutes(proxyTrust: ProxyTrust): Route[] {
   return [{
     method: 'GET',
     path: '/api/auth/probe',
     access: 'probe',
     body: 'none',
-    handler: (ctx) => sendJson(ctx.res, 200, probeReportOf(ctx.req)),
+    handler: (ctx) => sendJson(ctx.res, 200, { ...probeReportOf(ctx.req), ...addressReportOf(ctx, proxyTrust) }),
   }];
+}
+
+/**
+ * The address Gatehouse settled on (the login throttle's), and where from: `absent` when no
+ * X-Forwarded-For came, `ignored` when one came from a peer not in --trust-proxy (the address is
+ * the peer's), `used` when it was read. The caller learns its own address as Gatehouse sees it,
+ * or the proxy's when Gatehouse misreads it, which is what the doctor needs to name the fix.
+ */
+function addressReportOf(ctx: RequestContext, proxyTrust: ProxyTrust): object {
+  const header = ctx.req.headers['x-forwarded-for'];
+  // An empty header names no hop: the address is the peer's, as with none.
+  const hasHop = typeof header === 'string' && header.split(',').some((hop) => hop.trim() !== '');
+  const forwardedFor = !hasHop ? 'absent' : proxyTrust.isFromTrustedProxy(ctx.req) ? 'used' : 'ignored';
+  return { clientAddress: ctx.address, forwardedFor };
 }
 
 function probeReportOf(req: IncomingMessage): object {

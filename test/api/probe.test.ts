@@ -15,6 +15,8 @@ interface Report {
   xForwardedUri: string[];
   jwtCookie: boolean;
   truncated: boolean;
+  clientAddress: string;
+  forwardedFor: string;
 }
 
 function reportOf(text: string): Report {
@@ -36,7 +38,7 @@ describe('{base}/api/auth/probe (what an app behind the proxy received)', () => 
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.equal(res.headers['cache-control'], 'no-store');
-    assert.deepEqual(res.json, { probe: 'gatehouse', remoteUser: [], remoteLevel: [], remoteGroups: [], xOriginalUri: [], xForwardedUri: [], jwtCookie: false, truncated: false });
+    assert.deepEqual(res.json, { probe: 'gatehouse', remoteUser: [], remoteLevel: [], remoteGroups: [], xOriginalUri: [], xForwardedUri: [], jwtCookie: false, truncated: false, clientAddress: '127.0.0.1', forwardedFor: 'absent' });
   });
 
   it('reports Remote-User, Remote-Level and Remote-Groups as they arrived, also spelled with underscores and repeated', async () => {
@@ -99,8 +101,44 @@ describe('{base}/api/auth/probe (what an app behind the proxy received)', () => 
     assert.ok(res.body.length < 8_000, `${res.body.length} bytes`);
   });
 
+  it('reports the client address a sign-in would count against: the peer\'s, with X-Forwarded-For from an untrusted peer ignored', async () => {
+    const res = await server.request({ path: PROBE, headers: { 'x-forwarded-for': '203.0.113.7' } });
+    const report = reportOf(res.text);
+    assert.equal(report.clientAddress, '127.0.0.1');
+    assert.equal(report.forwardedFor, 'ignored');
+  });
+
   it('takes no body and answers only GET', async () => {
     const post = await server.request({ method: 'POST', path: PROBE, body: { a: 1 } });
     assert.equal(post.status, 405);
+  });
+});
+
+describe('{base}/api/auth/probe behind a trusted proxy', () => {
+  let server: TestServer;
+  before(async () => {
+    ({ server } = await startPopulatedServer({ GATEHOUSE_TRUST_PROXY: '127.0.0.1' }));
+  });
+  after(() => server.close());
+
+  it('reports the address X-Forwarded-For names, as the login throttle takes it, and says the header was used', async () => {
+    for (const [forwardedFor, address] of [
+      ['203.0.113.7', '203.0.113.7'],
+      ['198.51.100.1, 203.0.113.7', '203.0.113.7'],
+      ['203.0.113.7, 127.0.0.1', '203.0.113.7'],
+      ['[2001:db8::5]:4711', '2001:db8::5'],
+    ] as const) {
+      const report = reportOf((await server.request({ path: PROBE, headers: { 'x-forwarded-for': forwardedFor } })).text);
+      assert.equal(report.clientAddress, address, forwardedFor);
+      assert.equal(report.forwardedFor, 'used', forwardedFor);
+    }
+  });
+
+  it('says absent, and reports the peer, when no X-Forwarded-For came or it names no hop', async () => {
+    for (const headers of [{}, { 'x-forwarded-for': '' }, { 'x-forwarded-for': ' , ' }]) {
+      const report = reportOf((await server.request({ path: PROBE, headers })).text);
+      assert.equal(report.clientAddress, '127.0.0.1', JSON.stringify(headers));
+      assert.equal(report.forwardedFor, 'absent', JSON.stringify(headers));
+    }
   });
 });
