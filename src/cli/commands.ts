@@ -23,7 +23,8 @@ export type ParsedFlags = { values: ParsedValues; positionals: string[] };
 
 /** Parses `args` strictly: unknown flags and stray arguments are usage errors. */
 export function parseFlags(
-  args: readonly string[], settings: readonly SettingSpec[], extra: FlagTypes, positionals: number,
+  args: readonly string[], settings: readonly SettingSpec[], extra: FlagTypes,
+  positionals: number | { readonly atLeast: number },
 ): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { help: { type: 'boolean' } };
   for (const spec of settings) {
@@ -34,10 +35,15 @@ export function parseFlags(
   }
   try {
     const parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
-    if (parsed.values['help'] !== true && parsed.positionals.length !== positionals) {
+    const count = parsed.positionals.length;
+    if (typeof positionals !== 'number') {
+      if (parsed.values['help'] !== true && count < positionals.atLeast) {
+        throw new UsageError(`expected at least ${positionals.atLeast} argument(s), got ${count}`);
+      }
+    } else if (parsed.values['help'] !== true && count !== positionals) {
       throw new UsageError(positionals === 0
         ? `unexpected argument ${JSON.stringify(parsed.positionals[0])}`
-        : `expected ${positionals} argument(s), got ${parsed.positionals.length}`);
+        : `expected ${positionals} argument(s), got ${count}`);
     }
     return { values: parsed.values as ParsedValues, positionals: parsed.positionals };
   } catch (error) {

@@ -69,6 +69,11 @@ export function exchange(url: URL, options: ExchangeOptions): Promise<Exchange> 
       () => settle(new ExchangeFailed(`no whole answer within ${options.timeoutMs / 1000} s`)),
       options.timeoutMs,
     );
+    // A 101 to a WebSocket upgrade: the doctor only needs to know one came; the connection is cut.
+    req.once('upgrade', (res, socket) => {
+      socket.destroy();
+      settle(undefined, { status: res.statusCode ?? 101, headers: res.headers, json: undefined });
+    });
     req.once('error', (error) => settle(new ExchangeFailed(describe(error))));
     req.end(options.body);
   });

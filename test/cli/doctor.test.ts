@@ -4,6 +4,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, runCli } from '../helpers/process.js';
 
@@ -120,15 +123,64 @@ describe('gatehouse doctor against hostile or broken servers', () => {
       [['doctor', 'http://app.example/', '--timeout', '0'], ''],
       [['doctor', 'http://app.example/', '--connect', 'nope'], ''],
       [['doctor', 'http://app.example/'], 'only-a-username\n'],
+      [['doctor', 'http://app.example/'], 'alice\npw\nnot-a-code\n'],
+      [['doctor', 'http://app.example/'], 'alice\npw\n123456\nextra\n'],
     ] as const) {
       const run = await runCli([...args], { stdin });
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
     }
   });
 
+  it('refuses a bad further URL, --paths line or --token-file before any request, naming it (exit 2)', async () => {
+    let requests = 0;
+    const url = await serve((_req, res) => {
+      requests += 1;
+      res.writeHead(401);
+      res.end();
+    });
+    const dir = await mkdtemp(join(tmpdir(), 'gatehouse-doctor-'));
+    try {
+      await writeFile(join(dir, 'paths.txt'), '# others\n/ok\nnot-a-path\n');
+      await writeFile(join(dir, 'token.txt'), 'gh_not-a-whole-token\n');
+      await writeFile(join(dir, 'token-ok.txt'), `gh_${'a'.repeat(43)}\n`);
+      await writeFile(join(dir, 'many.txt'), '/x\n'.repeat(100));
+      for (const [args, stdin, message] of [
+        [['doctor', `${url}/`, 'ws'], '', /URL 2: "ws" is neither a path starting with \/ nor an http or https URL/],
+        [['doctor', `${url}/`, '/ok', '//elsewhere.example/'], '', /URL 3: "\/\/elsewhere\.example\/"/],
+        [['doctor', `${url}/`, '--paths', join(dir, 'paths.txt')], '', /--paths line 3: "not-a-path"/],
+        [['doctor', `${url}/`, '--paths', join(dir, 'missing.txt')], '', /--paths ".*missing\.txt"/],
+        [['doctor', `${url}/`, '--paths', join(dir, 'many.txt')], '', /at most 100 URLs in all \(got 101\)/],
+        [['doctor', `${url}/`, '--token-file', join(dir, 'token.txt')], '', /--token-file ".*token\.txt" must hold one machine token/],
+        [['doctor', `${url}/`, '--token-file', join(dir, 'token-ok.txt')], 'alice\npw\n', /either a sign-in on standard input or --token-file, not both/],
+      ] as const) {
+        const run = await runCli([...args], { stdin });
+        assert.equal(run.code, 2, `${args.join(' ')}: ${run.stdout}${run.stderr}`);
+        assert.match(run.stderr, message);
+        assert.doesNotMatch(run.stderr, /not-a-whole-token/, 'a token file\'s content is never shown');
+        assert.equal(run.stdout, '');
+      }
+      assert.equal(requests, 0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ends every report with the summary and the line on what the probe cannot see, and counts skipped checks as skipped', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const run = await runCli(['doctor', `${url}/`], { stdin: '' });
+    assert.equal(run.code, 1);
+    const lines = run.stdout.trimEnd().split('\n');
+    assert.match(lines.at(-2) ?? '', /^\d+ of 13 checks passed; \d+ failed, \d+ skipped \(not made: each line says why\)\.$/);
+    assert.match(lines.at(-1) ?? '', /^Not seen: the probe shows only what reaches its own location\. /);
+    assert.doesNotMatch(run.stdout, /did not pass/);
+  });
+
   it('prints its help with every check named', async () => {
     const run = await runCli(['doctor', '--help']);
     assert.equal(run.code, 0);
-    for (const check of ['gate', 'api', 'sign-in page', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL', 'sign-out']) assert.match(run.stdout, new RegExp(`^  ${check} `, 'm'));
+    for (const check of ['gate', 'api', 'sign-in page', 'return URL', 'client address', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL', 'sign-out', 'behind the gate']) assert.match(run.stdout, new RegExp(`^  ${check} `, 'm'));
   });
 });

@@ -151,8 +151,11 @@ http {
   return { kind: 'nginx', port, origin: `http://127.0.0.1:${port}`, config: site, output: fullOutput, stop: () => stopProcess(child, exited) };
 }
 
-/** Caddy in the foreground on a free port: our global options (admin off, no automatic HTTPS, storage in a temp dir) and the rendered recipe. */
-export async function startCaddy(renderSite: RenderSite, env: Readonly<Record<string, string>> = {}): Promise<RunningProxy> {
+/**
+ * Caddy in the foreground on a free port: our global options (admin off, no automatic HTTPS, storage
+ * in a temp dir, and `globalOptions` if given) and the rendered recipe.
+ */
+export async function startCaddy(renderSite: RenderSite, env: Readonly<Record<string, string>> = {}, globalOptions = ''): Promise<RunningProxy> {
   const dir = await tempDir('gatehouse-caddy-');
   const port = await freePort();
   const site = await renderSite(port, dir);
@@ -160,6 +163,7 @@ export async function startCaddy(renderSite: RenderSite, env: Readonly<Record<st
 	admin off
 	auto_https off
 	storage file_system ${dir}/data
+${globalOptions}
 }
 
 ${site}`;
