@@ -53,7 +53,7 @@ export async function runChecks(plan: DoctorPlan, ask: Ask, report: Report): Pro
     if (credential !== undefined) {
       const headers = credentialHeaders(credential);
       const reached = await ask(app, { accept: BROWSER_ACCEPT, ...headers });
-      const signedIn = signedInOutcome(reached, credential);
+      const signedIn = signedInOutcome(reached, credential, doctor);
       report('signed in', signedIn);
       if (signedIn.status === 'ok') signedInHeaders = headers;
       await runProbeChecks(app, new URL(plan.probePath, app), credential, doctor, report);

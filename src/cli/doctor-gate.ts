@@ -4,8 +4,9 @@ import {
   notServedText, upgradeHeaders, type Doctor,
 } from './doctor-answers.js';
 import type { Exchange } from './doctor-http.js';
+import { MAX_RD_LENGTH } from '../routes/forward.js';
 import { fixFor, type ProxyKind } from './doctor-proxy.js';
-import { fail, ok, placeOf, shown, type Outcome } from './doctor-report.js';
+import { fail, ok, placeOf, shown, skip, type Outcome } from './doctor-report.js';
 
 const MAX_REDIRECTS = 10;
 // A Location this long is a loop carrying the URL inside the URL (each hop encodes the last).
@@ -35,7 +36,11 @@ export async function gateOutcome(api: Exchange, app: URL, doctor: Doctor): Prom
       Caddy: 'Caddy\'s log says what forward_auth got',
     })}`);
   }
-  return fail(`${said}: it cannot reach Gatehouse's forward endpoint or cannot use its answer (nginx turns anything but 2xx, 401 and 403 into 500). Fix: check the forward-auth address (curl http://GATEHOUSE/healthz from the proxy's host) and the proxy's error log`);
+  return fail(`${said}: it cannot reach Gatehouse's forward endpoint or cannot use its answer. Fix: check the forward-auth address (curl http://GATEHOUSE/healthz from the proxy's host) and the proxy's error log (${fixFor(doctor.proxy, {
+    nginx: 'nginx answers 500 for a check it cannot make, or that answers anything but 2xx, 401 and 403',
+    Caddy: 'Caddy answers 502 when forward_auth cannot reach Gatehouse',
+    Traefik: 'Traefik answers 500 when forwardAuth cannot reach Gatehouse',
+  })})`);
 }
 
 // Gatehouse's own 404 at /api/auth/verify: it has a base, and the proxy sends paths without one.
@@ -90,7 +95,11 @@ async function plainRefusal(url: URL, answer: Exchange, doctor: Doctor): Promise
     return fail(`a request without a session got 426 Upgrade Required, the answer of a WebSocket server (the gate never gives it): ${place} is not behind forward auth. ${notGatedFix(doctor.proxy)}`);
   }
   if (isRedirect(status)) {
-    return fail(`an API request without a session was redirected (${status} to ${shown(answer.headers.location ?? '')}) instead of answered 401, which API clients cannot follow. Fix: let Gatehouse choose: login= on the forward URL (Caddy, Traefik) or error_page 401 to a location asking for it (nginx), never a redirect of the proxy's own`);
+    return fail(`an API request without a session was redirected (${status} to ${shown(answer.headers.location ?? '')}) instead of answered 401, which API clients cannot follow. Fix: let Gatehouse choose, never a redirect of the proxy's own: ${fixFor(doctor.proxy, {
+      nginx: 'error_page 401 to a location that asks the forward endpoint again with login=',
+      Caddy: 'login= on forward_auth\'s uri, and no redir or handle_errors of your own for 401',
+      Traefik: 'login= on the forwardAuth address',
+    })}`);
   }
   if (status >= 500) return fail(`a request without a session got ${status} (see gate). Fix: see gate`);
   if (isGatehouseNotFound(answer)) return forwardNotFound(`a request without a session to ${place} got`, url, doctor);
@@ -176,13 +185,17 @@ async function firstAnswerProblem(url: URL, answer: Exchange, doctor: Doctor): P
  */
 export function returnUrlOutcome(found: SignInPageFound, proxy: ProxyKind): Outcome {
   const { loginPage, redirectedFrom: asked } = found;
-  if (loginPage === undefined || asked === undefined) return { status: 'skip', text: 'not checked: no sign-in page was reached (see sign-in page)' };
+  if (loginPage === undefined || asked === undefined) return skip('not checked: no sign-in page was reached (see sign-in page)');
   const rd = loginPage.searchParams.get('rd');
   const uriFix = fixFor(proxy, {
     nginx: 'proxy_set_header X-Forwarded-Uri $request_uri; (not $uri, which loses the query, nor a fixed path) in the location the 401 goes to, which asks Gatehouse for the redirect (@gatehouse_refused)',
     Caddy: 'forward_auth sends the URI as it stands then: put it before any rewrite, uri or handle_path that changes the path, and change no X-Forwarded-Uri',
     Traefik: 'Traefik sends X-Forwarded-Uri itself; trustForwardHeader: false',
   });
+  // Gatehouse leaves out an rd longer than nginx's default buffer takes (forward.ts MAX_RD_LENGTH).
+  if ((rd === null || rd === '') && encodeURIComponent(asked.href).length > MAX_RD_LENGTH) {
+    return skip(`not checked: the URL is too long to come back in rd (${MAX_RD_LENGTH} characters once encoded); give a shorter one`);
+  }
   if (rd === null || rd === '') {
     return fail(`the redirect to the sign-in page carries no rd, so after signing in the user lands on the home page, not on ${shown(asked.href)}: Gatehouse was given no URI. Fix: ${uriFix}`);
   }

@@ -5,6 +5,7 @@ import {
 import { cookieProblem, parseSetCookie } from './doctor-cookie.js';
 import type { Exchange } from './doctor-http.js';
 import type { SignIn } from './doctor-input.js';
+import { fixFor } from './doctor-proxy.js';
 import { fail, ok, placeOf, shown, skip, warn, type Outcome } from './doctor-report.js';
 
 /** What the checks that need an account send: a session signed in through the proxy, or a machine token. */
@@ -67,7 +68,7 @@ function refusedSignIn(answer: Exchange, code: string | undefined, url: URL): Ou
 }
 
 /** signed in: with the credential, the app is reached. Refused for two factors is not made, not failed. */
-export function signedInOutcome(answer: Exchange | string, credential: Credential): Outcome {
+export function signedInOutcome(answer: Exchange | string, credential: Credential, doctor: Doctor): Outcome {
   if (typeof answer === 'string') return fail(answer);
   if (isSuccess(answer.status)) return ok(`${credential.kind === 'token' ? 'with the machine token' : 'signed in'}, the app answered ${answer.status}`);
   const who = credential.kind === 'session' ? `signed in as ${shown(credential.username, 64)}` : 'with the machine token';
@@ -85,7 +86,12 @@ export function signedInOutcome(answer: Exchange | string, credential: Credentia
       : 'not checked: the URL asks for two factors (mfa=1) and lets no machine token pass (it would say tokens=1): sign in with a TOTP code instead');
   }
   if (answer.status === 401 || isRedirect(answer.status)) {
-    return fail(`${who}, the gate still refuses (${answer.status}${location === undefined ? '' : ` to ${shown(location, 80)}`}). Fix: the check must receive the request's ${credential.kind === 'session' ? 'Cookie' : 'Authorization'} header (nginx: do not clear it in the auth_request location) and go to the Gatehouse that ${credential.kind === 'session' ? 'signed in' : 'made the token'}`);
+    const header = credential.kind === 'session' ? 'Cookie' : 'Authorization';
+    return fail(`${who}, the gate still refuses (${answer.status}${location === undefined ? '' : ` to ${shown(location, 80)}`}). Fix: the check must receive the request's ${header} header and go to the Gatehouse that ${credential.kind === 'session' ? 'signed in' : 'made the token'} (${fixFor(doctor.proxy, {
+      nginx: `do not clear ${header} in the auth_request location`,
+      Caddy: `no header_up -${header} in forward_auth`,
+      Traefik: `${header} in authRequestHeaders`,
+    })})`);
   }
   return fail(`${who}, the app answered ${answer.status}`);
 }
