@@ -1,16 +1,18 @@
+// The data directory's lock: one writer across processes, PID namespaces and hosts sharing the
+// volume, by a lease. This file takes and holds the lease; the lock file's format, writing and
+// takeover are in lock-file.ts, judging the holder a lock file names is in lock-holder.ts.
 import { randomBytes } from 'node:crypto';
-import { promises as fs, readFileSync, readlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isPlainObject } from '../validate/check.js';
-import { isErrorCode, removeStaleTempFiles, unlessMissing } from './atomic-file.js';
+import { removeStaleTempFiles } from './atomic-file.js';
+import {
+  describeHolder, LOCK_FILE, LOCK_FORMAT, LOCK_TEMP, placeWhole, readLockFile, takeOver, type LockRecord, type SeenLock,
+} from './lock-file.js';
+import { judge, ownIdentity, readBootClock, watch, type HolderIdentity, type Verdict } from './lock-holder.js';
 
-export const LOCK_FILE = 'gatehouse.lock';
-const LOCK_FORMAT = 2;
-// A takeover file older than this was left by a process that died mid-takeover.
-const STALE_TAKEOVER_MS = 10_000;
+export { LOCK_FILE } from './lock-file.js';
+export type { HolderIdentity } from './lock-holder.js';
 
 /**
  * The lease: the holder rewrites the lock every `renewEveryMs`; one not renewed for `expiryMs` is
@@ -24,31 +26,6 @@ export interface LeaseTiming {
 }
 
 export const DEFAULT_LEASE: LeaseTiming = Object.freeze({ renewEveryMs: 2_000, expiryMs: 10_000, pollMs: 250 });
-
-/** Where a process runs: enough to tell a container's pid 1 from another's, and a dead pid from a live one. */
-export interface HolderIdentity {
-  readonly host: string;
-  readonly pid: number;
-  /** /proc/sys/kernel/random/boot_id: same value, same kernel (and the same wall clock). */
-  readonly bootId: string | undefined;
-  /** The inode of /proc/self/ns/pid: same value, same pid numbering. */
-  readonly pidNamespace: string | undefined;
-}
-
-/** What the lock file holds (format 2). Format 1 was `{"pid":N}` alone. */
-interface LockRecord {
-  readonly format: number;
-  readonly nonce: string;
-  readonly purpose: string;
-  readonly host: string;
-  readonly pid: number;
-  readonly bootId: string | null;
-  readonly pidNamespace: string | null;
-  readonly startedAt: string;
-  readonly renewedAt: string;
-  /** CLOCK_BOOTTIME (/proc/uptime) at renewal in ms: comparable on one kernel, never stepped. Absent before it was added. */
-  readonly renewedBootMs?: number | null;
-}
 
 export class DataDirLocked extends Error {
   readonly code = 'DATA_DIR_LOCKED';
@@ -109,7 +86,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
   }
   const identity = options.identity ?? ownIdentity();
   const now = options.now ?? Date.now;
-  const judgeNow = (seen: SeenLock): Verdict => judge(seen, identity, readBootClock(), timing);
+  const judgeNow = (seen: SeenLock): Verdict => judge(seen, identity, readBootClock(), timing, (held) => heldHere.has(held));
   const path = join(dir, LOCK_FILE);
   const nonce = randomBytes(16).toString('hex');
   const startedAt = new Date(now()).toISOString();
@@ -160,69 +137,6 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
     await takeOver(dir, path, seen.text);
   }
   throw new Error(`could not take the lock ${path}: other processes keep taking it`);
-}
-
-/** A lock file as read: `legacyPid` is a format 1 lock's (`{"pid":N}`). */
-interface SeenLock {
-  readonly text: string;
-  readonly mtimeMs: number;
-  readonly record: LockRecord | undefined;
-  readonly legacyPid: number | undefined;
-}
-
-type Verdict = 'stale' | 'live' | 'unsure';
-
-function judge(seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefined, timing: LeaseTiming): Verdict {
-  const { record } = seen;
-  if (record === undefined) {
-    // Format 1 named only a pid, in its own namespace: believe a live pid as that version did,
-    // except pid 1 (every container's main process, and init here: always alive) and our own.
-    if (
-      seen.legacyPid !== undefined &&
-      seen.legacyPid !== 1 &&
-      seen.legacyPid !== ours.pid &&
-      isProcessAlive(seen.legacyPid)
-    ) {
-      return 'live';
-    }
-    return Date.now() - seen.mtimeMs > timing.expiryMs ? 'stale' : 'unsure';
-  }
-  if (heldHere.has(record.nonce)) return 'live';
-  if (ours.bootId === undefined || record.bootId !== ours.bootId) return 'unsure';
-  if (ours.pidNamespace !== undefined && record.pidNamespace === ours.pidNamespace) {
-    // Our own pid in our namespace is this process: the lock is a previous life's (a restarted
-    // container). A namespace's number is reused only once it is gone, with every process in it,
-    // so a holder whose number we now have is dead either way.
-    if (record.pid === ours.pid) return 'stale';
-    // A live pid is never stale by age, whatever the clocks say: only watching can tell.
-    return isProcessAlive(record.pid) ? 'unsure' : 'stale';
-  }
-  // The same kernel: the boot clock (CLOCK_BOOTTIME) is shared and never stepped, unlike the wall
-  // clock, so the lease's age can be read from it. A lease without it is only watched.
-  const renewedBootMs = record.renewedBootMs;
-  if (typeof renewedBootMs === 'number' && bootNowMs !== undefined && bootNowMs - renewedBootMs > timing.expiryMs) {
-    return 'stale';
-  }
-  return 'unsure';
-}
-
-/**
- * Watches a lock that may be live: 'live' once it is renewed (same nonce), 'changed' once it is
- * released or replaced, 'stale' once it has not changed for an expiry.
- */
-async function watch(
-  path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal?: AbortSignal,
-): Promise<Verdict | 'changed'> {
-  const until = performance.now() + timing.expiryMs;
-  while (performance.now() < until) {
-    await sleep(timing.pollMs, undefined, { signal }).catch(() => signal?.throwIfAborted());
-    const next = await readLockFile(path);
-    if (next === undefined || next.text !== seen.text) {
-      return next?.record !== undefined && next.record.nonce === seen.record?.nonce ? 'live' : 'changed';
-    }
-    if (judgeNow(next) === 'stale') return 'stale';
-  }
-  return 'stale';
 }
 
 /**
@@ -306,164 +220,4 @@ function holdLease(held: {
     },
     abandon: () => stop('released'),
   };
-}
-
-/**
- * Writes `content` to a new temp file, then links it into place (false when a lock exists: a lock
- * is never seen empty) or renames it over the lock (a reader sees the old lease or the new one).
- */
-async function placeWhole(dir: string, path: string, content: string, how: 'link' | 'rename'): Promise<boolean> {
-  const temp = lockTempName(dir);
-  await fs.writeFile(temp, content, { flag: 'wx', mode: 0o600 });
-  try {
-    await fs[how](temp, path);
-    return true;
-  } catch (error) {
-    if (how === 'link' && isErrorCode(error, 'EEXIST')) return false;
-    throw error;
-  } finally {
-    await fs.unlink(temp).catch(() => undefined); // after a rename it is gone already
-  }
-}
-
-// An unpredictable name, created exclusively (O_CREAT|O_EXCL fails on any existing name, a
-// symbolic link included): nothing planted in the directory can redirect this write.
-const LOCK_TEMP = /^\.gatehouse\.lock\.[0-9a-f]{32}\.tmp$/;
-
-function lockTempName(dir: string): string {
-  return join(dir, `.${LOCK_FILE}.${randomBytes(16).toString('hex')}.tmp`);
-}
-
-/**
- * Removes the stale lock only if it still holds what we judged stale, under an exclusive takeover
- * file. The lock is first renamed to a unique grave name (atomic: the grave holds exactly what was
- * the lock) and only then compared, so a starter that stalled between judging and removing (a
- * freeze, a hung NFS server, longer than STALE_TAKEOVER_MS) never deletes a lock someone took
- * meanwhile: that one is linked back into place, which fails safely if a newer lock exists.
- */
-async function takeOver(dir: string, path: string, staleContent: string): Promise<void> {
-  const takeover = `${path}.takeover`;
-  try {
-    await fs.writeFile(takeover, String(process.pid), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if (!isErrorCode(error, 'EEXIST')) throw error;
-    const stats = await fs.lstat(takeover).catch(() => undefined);
-    if (stats !== undefined && Date.now() - stats.mtimeMs > STALE_TAKEOVER_MS) {
-      await fs.unlink(takeover).catch(() => undefined);
-    }
-    await sleep(20);
-    return;
-  }
-  try {
-    if ((await readLockFile(path))?.text !== staleContent) return;
-    // A lock temp name: one left by a crash here is removed once old (removeStaleTempFiles).
-    const grave = lockTempName(dir);
-    const isMoved = await unlessMissing(fs.rename(path, grave).then(() => true));
-    if (isMoved === undefined) return; // released meanwhile
-    const moved = await fs.readFile(grave, 'utf8').catch(() => undefined);
-    // Not what we judged stale: a holder's live lock. Put it back; if a newer lock exists already,
-    // link fails and the displaced holder sees another nonce at its next renewal and stops.
-    if (moved !== undefined && moved !== staleContent) await fs.link(grave, path).catch(() => undefined);
-    await fs.unlink(grave).catch(() => undefined);
-  } finally {
-    await fs.unlink(takeover).catch(() => undefined);
-  }
-}
-
-async function readLockFile(path: string): Promise<SeenLock | undefined> {
-  const handle = await unlessMissing(fs.open(path, 'r'));
-  if (handle === undefined) return undefined;
-  try {
-    // Read through one handle: text and mtime are of the same file even if it is replaced meanwhile.
-    const [text, stats] = [await handle.readFile('utf8'), await handle.stat()];
-    return { text, mtimeMs: stats.mtimeMs, ...parseLock(text) };
-  } finally {
-    await handle.close();
-  }
-}
-
-const isPid = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0;
-const isText = (value: unknown): boolean => typeof value === 'string';
-const isTextOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
-/** Format 2's fields, checked; `renewedBootMs` is absent from leases written before it was added. */
-const RECORD_CHECKS: ReadonlyArray<readonly [keyof LockRecord, (value: unknown) => boolean]> = [
-  ['format', (value) => value === LOCK_FORMAT],
-  ['nonce', isText],
-  ['purpose', isText],
-  ['host', isText],
-  ['pid', isPid],
-  ['bootId', isTextOrNull],
-  ['pidNamespace', isTextOrNull],
-  ['startedAt', isText],
-  ['renewedAt', isText],
-  ['renewedBootMs', (value) => value === undefined || value === null || Number.isFinite(value)],
-];
-
-function parseLock(text: string): Pick<SeenLock, 'record' | 'legacyPid'> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  if (!isPlainObject(value)) return { record: undefined, legacyPid: undefined };
-  const isRecord = RECORD_CHECKS.every(([key, check]) => check(value[key]));
-  if (isRecord) return { record: value as unknown as LockRecord, legacyPid: undefined };
-  const pid = value['pid'];
-  return { record: undefined, legacyPid: isPid(pid) && Object.keys(value).length === 1 ? pid : undefined };
-}
-
-/** "Gatehouse (serve) on host h, pid 1 in another PID namespace, lease last renewed ... (3 s ago)". */
-function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: number): string {
-  const { record } = seen;
-  if (record === undefined) {
-    return seen.legacyPid === undefined
-      ? 'an unreadable lock file'
-      : `an older Gatehouse's lock (format 1, naming only pid ${seen.legacyPid})`;
-  }
-  const renewed = Date.parse(record.renewedAt);
-  const ago = Number.isFinite(renewed)
-    ? ` (${Math.max(0, Math.round((nowMs - renewed) / 1000))} s ago by this host's clock)`
-    : '';
-  const where =
-    ours === undefined || record.bootId !== ours.bootId
-      ? ''
-      : record.pidNamespace === ours.pidNamespace
-        ? ' in this PID namespace'
-        : ' in another PID namespace on this machine (another container)';
-  return `Gatehouse (${record.purpose}) on host ${JSON.stringify(record.host)}, pid ${record.pid}${where}, started ${record.startedAt}, lease last renewed ${record.renewedAt}${ago}`;
-}
-
-function ownIdentity(): HolderIdentity {
-  return {
-    host: hostname(),
-    pid: process.pid,
-    bootId: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
-    pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')),
-  };
-}
-
-/** CLOCK_BOOTTIME in milliseconds: /proc/uptime's first field (counts suspend, never stepped). */
-function readBootClock(): number | undefined {
-  const seconds = Number(readOptional(() => readFileSync('/proc/uptime', 'utf8').split(' ')[0] ?? ''));
-  return Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : undefined;
-}
-
-function readOptional(read: () => string): string | undefined {
-  try {
-    const value = read();
-    return value === '' ? undefined : value;
-  } catch {
-    return undefined; // not Linux, or /proc not mounted
-  }
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return isErrorCode(error, 'EPERM');
-  }
 }
