@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { decodeBase32, encodeBase32, MAX_BASE32_LENGTH } from '../../src/auth/base32.js';
 import { createSealer } from '../../src/auth/seal.js';
@@ -132,12 +132,14 @@ describe('TOTP (RFC 6238 appendix B, SHA-1 rows)', () => {
 });
 
 describe('recovery codes', () => {
-  it('makes ten distinct codes whose digests are what is stored', () => {
+  it('makes ten distinct codes of 80 bits each, whose SHA-256 digests are what is stored', () => {
     const { codes, digests } = newRecoveryCodes();
     assert.equal(codes.length, 10);
     assert.equal(new Set(codes).size, 10);
     for (const [index, code] of codes.entries()) {
       assert.match(code, /^[a-z2-7]{4}(-[a-z2-7]{4}){3}$/);
+      assert.equal(decodeBase32(code.replace(/-/g, '').toUpperCase())?.length, 10, '80 bits');
+      assert.equal(digests[index], createHash('sha256').update(`gatehouse recovery code\0${code.replace(/-/g, '')}`).digest('base64url'));
       assert.match(digests[index] ?? '', RECOVERY_DIGEST_FORMAT);
       assert.equal(recoveryDigest(code), digests[index]);
       assert.ok(!(digests[index] ?? '').includes(code.replace(/-/g, '')));
