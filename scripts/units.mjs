@@ -1,0 +1,132 @@
+// The units of the code: every file under src/ belongs to exactly one, so a reviewer can read a unit
+// on its own and knows what the core is (SECURITY.md's reading list, docs/architecture.md). The core
+// decides who gets in on every request and is what every deployment runs; each other unit is either
+// a capability an operator may leave unused or a part with one job the core calls.
+// `npm run size` prints the sizes; test/unit/units.test.ts holds the limits.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/** At most this many non-blank lines in the core, and in any one file under src/. */
+export const CORE_LIMIT = 5_000;
+export const FILE_LIMIT = 400;
+
+/**
+ * A path is a file (`src/app.ts`), a folder with everything under it (`src/oidc/`), or a file name
+ * prefix in one folder (`src/auth/totp*`). A file matched by two units' paths is an error, not a tie.
+ */
+export const UNITS = Object.freeze([
+  {
+    name: 'core',
+    holds: 'who gets in on every request: the access table and its judge, sessions and their records, tokens, passwords (hash format, throttle, revocations), machine tokens, the Flood API, the account and administrators\' routes, the gate and its pages\' routes, the account rules and users store, validation, the HTTP edge, and the composition',
+    paths: [
+      'src/app.ts', 'src/server.ts', 'src/errors.ts',
+      'src/auth/access.ts', 'src/auth/judge.ts', 'src/auth/amr.ts', 'src/auth/session.ts', 'src/auth/session-key.ts',
+      'src/auth/session-records.ts', 'src/auth/jwt.ts', 'src/auth/secret.ts', 'src/auth/password.ts',
+      'src/auth/throttled-password.ts', 'src/auth/login-throttle.ts', 'src/auth/revocations.ts', 'src/auth/machine-tokens.ts',
+      'src/http/',
+      'src/routes/auth.ts', 'src/routes/account.ts', 'src/routes/forward.ts', 'src/routes/context.ts',
+      'src/routes/session-cookie.ts', 'src/routes/redirect-target.ts', 'src/routes/login-page.ts',
+      'src/routes/logout-page.ts', 'src/routes/forbidden-page.ts', 'src/routes/probe.ts', 'src/routes/health.ts',
+      'src/store/users.ts', 'src/store/account-rules.ts', 'src/store/account-summary.ts',
+      'src/store/machine-token-rules.ts', 'src/store/session-file.ts',
+      'src/validate/auth.ts', 'src/validate/check.ts', 'src/validate/client-settings.ts', 'src/validate/groups.ts',
+      'src/validate/host-name.ts', 'src/validate/level.ts', 'src/validate/machine-token.ts', 'src/validate/utf8.ts',
+    ],
+  },
+  {
+    name: 'data directory',
+    holds: 'how bytes reach the disk and who holds the directory: atomic writes, the document store, the lock, the directory\'s checks, small and key files',
+    paths: [
+      'src/store/atomic-file.ts', 'src/store/document-store.ts', 'src/store/file-system.ts', 'src/store/lock.ts',
+      'src/store/lock-file.ts', 'src/store/lock-holder.ts', 'src/store/data-dir.ts', 'src/store/small-file.ts',
+      'src/store/key-file.ts',
+    ],
+  },
+  {
+    name: 'hashing pool',
+    holds: 'the scrypt worker threads and the fair queue in front of them',
+    paths: ['src/auth/password-hasher.ts', 'src/auth/work-limiter.ts'],
+  },
+  {
+    name: 'settings and logging',
+    holds: 'every setting, parsed once; the JSON logger and its terminal-safe escaping',
+    paths: ['src/config.ts', 'src/log/'],
+  },
+  {
+    name: 'passkeys',
+    holds: 'WebAuthn by hand (CBOR, COSE, the relying party\'s checks, challenges, decoys), the passkey routes, their validators and store rules',
+    paths: ['src/webauthn/', 'src/routes/passkeys.ts', 'src/validate/passkey.ts', 'src/store/passkey-rules.ts'],
+  },
+  {
+    name: 'TOTP and QR',
+    holds: 'RFC 6238 codes, recovery codes, the sealed seed, base32, the QR encoder',
+    paths: ['src/auth/totp*', 'src/auth/base32.ts', 'src/auth/seal.ts', 'src/qr/'],
+  },
+  {
+    name: 'OpenID Connect',
+    holds: 'the OpenID Connect provider: clients, codes, signing keys, its routes and pages',
+    paths: ['src/oidc/'],
+  },
+  {
+    name: 'invitations and reset links',
+    holds: 'single-use links that make an account or set a new password, their file, routes and pages',
+    paths: ['src/invitations/'],
+  },
+  {
+    name: 'pages',
+    holds: 'the pages under {base}/gatehouse/ and the sign-in page, built once on one shell with one policy',
+    paths: ['src/pages/'],
+  },
+  {
+    name: 'command line',
+    holds: '`gatehouse serve`, the offline commands, `doctor`, `flood-token`',
+    paths: ['src/cli.ts', 'src/cli/'],
+  },
+].map((unit) => Object.freeze({ ...unit, paths: Object.freeze(unit.paths) })));
+
+/** Whether `file` (a path from the repository's root, with `/`) is what `path` names. */
+export function isMatch(path, file) {
+  if (path.endsWith('/')) return file.startsWith(path);
+  const star = path.indexOf('*');
+  if (star < 0) return file === path;
+  const prefix = path.slice(0, star);
+  return file.startsWith(prefix) && !file.slice(prefix.length).includes('/');
+}
+
+/** The units whose paths name `file`: exactly one for every file under src/. */
+export function unitsOf(file, units = UNITS) {
+  return units.filter((unit) => unit.paths.some((path) => isMatch(path, file)));
+}
+
+/** Every file under src/ of the repository at `root`, as paths from the root, sorted. */
+export function sourceFiles(root) {
+  const walk = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      return entry.isDirectory() ? walk(path) : [relative(root, path).split('\\').join('/')];
+    });
+  return walk(join(root, 'src')).sort();
+}
+
+/** Lines holding anything but white space. */
+export function nonBlankLines(text) {
+  return text.split('\n').filter((line) => line.trim() !== '').length;
+}
+
+/**
+ * The sizes of the repository at `root`: every unit with its files and their non-blank lines, and
+ * the files no unit or more than one unit claims.
+ */
+export function measure(root) {
+  const files = sourceFiles(root).map((file) => ({ file, lines: nonBlankLines(readFileSync(join(root, file), 'utf8')) }));
+  const units = UNITS.map((unit) => {
+    const own = files.filter(({ file }) => unitsOf(file).includes(unit));
+    return { name: unit.name, lines: own.reduce((sum, { lines }) => sum + lines, 0), files: own };
+  });
+  return {
+    units,
+    unclaimed: files.filter(({ file }) => unitsOf(file).length === 0).map(({ file }) => file),
+    claimedTwice: files.filter(({ file }) => unitsOf(file).length > 1).map(({ file }) => file),
+    total: files.reduce((sum, { lines }) => sum + lines, 0),
+  };
+}
