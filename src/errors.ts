@@ -118,7 +118,7 @@ export class NotInGroup extends refusal('NOT_IN_GROUP', 403, 'This account is no
 export class InvalidGroupFilter extends refusal('INVALID_GROUP_FILTER', 403,
   'The proxy asks for groups that are not valid group names.') {}
 /**
- * With no users yet, a registration through a host name nobody listed (SECURITY.md "DNS
+ * With no users yet, a registration through a host name nobody listed (docs/security-notes.md "DNS
  * rebinding"). The argument says how to create the administrator offline (a sentence ending in the command).
  */
 export class HostNotAllowed extends refusal<string>('HOST_NOT_ALLOWED', 403,

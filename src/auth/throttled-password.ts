@@ -60,9 +60,9 @@ export async function confirmedPassword(
 }
 
 /**
- * The hash queue's key for a request (SECURITY.md "Login storms"): an administrator's work queues
- * as that account, without the per-client caps (a script adding users in parallel is normal);
- * anyone else's, signed in or not, under the throttle's client key and its network.
+ * The hash queue's key for a request (docs/security-notes.md "Login storms"): an administrator's
+ * work queues as that account, without the per-client caps (a script adding users in parallel is
+ * normal); anyone else's, signed in or not, under the throttle's client key and its network.
  */
 export function hashKeyOf(address: string, account: StoredUser | Caller | undefined): WorkKey {
   const user = account === undefined ? undefined : 'user' in account ? account.user : account;

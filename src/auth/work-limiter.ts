@@ -14,8 +14,8 @@ export interface FairnessLimits {
   readonly maxQueuedPerNetwork: number;
 }
 
-// SECURITY.md "Login storms": a household or office rarely has more than a few logins waiting
-// at once; 16 lets four addresses of one /24 (or /64s of one /48) queue fully.
+// docs/security-notes.md "Login storms": a household or office rarely has more than a few logins
+// waiting at once; 16 lets four addresses of one /24 (or /64s of one /48) queue fully.
 const DEFAULT_FAIRNESS: FairnessLimits = Object.freeze({ maxQueuedPerClient: 4, maxQueuedPerNetwork: 16 });
 
 interface Waiting {

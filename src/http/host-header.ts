@@ -28,7 +28,7 @@ export function hostOfHeader(header: string | undefined): string | undefined {
 }
 
 /**
- * Whether a request with this `Host` may make the first registration (SECURITY.md "DNS
+ * Whether a request with this `Host` may make the first registration (docs/security-notes.md "DNS
  * rebinding"): an IP literal, exactly `localhost`, or a name the operator listed. A page that
  * re-points its own name at 127.0.0.1 still sends its own name, so it is refused.
  */

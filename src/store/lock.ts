@@ -76,8 +76,8 @@ const heldHere = new Set<string>();
 
 /**
  * Takes the data directory for this process: one writer across processes, PID namespaces and
- * hosts sharing the volume, by a lease renewed on an unref'd timer (SECURITY.md, "data-directory
- * lock"). Throws DataDirLocked while another holder is live; rejects with `signal`'s reason.
+ * hosts sharing the volume, by a lease renewed on an unref'd timer (docs/security-notes.md, "The data
+ * directory"). Throws DataDirLocked while another holder is live; rejects with `signal`'s reason.
  */
 export async function lockDataDir(dir: string, options: LockOptions): Promise<DataDirLock> {
   const timing = options.timing ?? DEFAULT_LEASE;

@@ -33,7 +33,7 @@ describe('concurrent requests', () => {
       usernames.forEach((username, index) => {
         assert.deepEqual(list.filter((entry) => entry.username === username), [{ username, level: index % 2 === 0 ? 5 : 'USER' }]);
       });
-      // One after another: one address may have at most 4 logins waiting for a hash (SECURITY.md "Login storms").
+      // One after another: one address may have at most 4 logins waiting for a hash (docs/security-notes.md "Login storms").
       for (const username of usernames) {
         const res = await login(server, username, `${username}-pw`);
         assert.equal(res.status, 200, res.text);

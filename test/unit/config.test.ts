@@ -29,6 +29,10 @@ describe('buildConfig', () => {
     assert.equal(config.minPasswordLength, 1);
     assert.equal(config.headersTimeoutMs, 10_000);
     assert.equal(config.requestTimeoutMs, 30_000);
+    assert.equal(config.shutdownTimeoutMs, 5_000);
+    assert.deepEqual(config.throttle, { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 900, maxEntries: 10_000 });
+    assert.equal(config.hashQueueLength, 256);
+    assert.equal(config.maxRevokedTokens, 10_000);
   });
 
   it('resolves the data directory to an absolute path', () => {

@@ -82,6 +82,71 @@ function linksOf(text: string): string[] {
   return targets;
 }
 
+/** Every `test/….test.ts` ("name", "name") in `text`, as [path, name] pairs. */
+function citedTestNames(text: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (const match of text.matchAll(/`(test\/[^`\s]+\.test\.ts)` \(((?:"[^"]+"(?:, )?)+)\)/g)) {
+    for (const name of (match[2] ?? '').matchAll(/"([^"]+)"/g)) pairs.push([match[1] ?? '', name[1] ?? '']);
+  }
+  return pairs;
+}
+
+/** The rows of SECURITY.md's promise tables (`| promise | code | test |`), as their three cells. */
+function promiseRows(text: string): Array<{ line: string; code: string; test: string }> {
+  const rows: Array<{ line: string; code: string; test: string }> = [];
+  let isPromiseTable = false;
+  for (const line of proseLines(text)) {
+    if (!line.startsWith('|')) {
+      isPromiseTable = false;
+      continue;
+    }
+    if (/^\|\s*promise\s*\|\s*code\s*\|\s*test\s*\|$/.test(line)) {
+      isPromiseTable = true;
+      continue;
+    }
+    if (!isPromiseTable || /^\|\s*-/.test(line)) continue;
+    // Split on the cell borders, not on a `|` inside a code span.
+    const cells = line.replace(/`[^`]*`/g, (span) => span.replaceAll('|', '\u0000')).split('|').slice(1, -1);
+    const [, code = '', test = ''] = cells.map((cell) => cell.replaceAll('\u0000', '|'));
+    rows.push({ line, code, test });
+  }
+  return rows;
+}
+
+const MAX_SECURITY_LINE = 600;
+
+describe('SECURITY.md: one line per promise, claim, code, test', () => {
+  const text = read('SECURITY.md');
+  const rows = promiseRows(text);
+
+  it('the row reader finds cells and cited names (control)', () => {
+    assert.deepEqual(promiseRows('| promise | code | test |\n| --- | --- | --- |\n| a `x|y` b | `src/a.ts` | `test/b.test.ts` |\n\n| x |'),
+      [{ line: '| a `x|y` b | `src/a.ts` | `test/b.test.ts` |', code: ' `src/a.ts` ', test: ' `test/b.test.ts` ' }]);
+    assert.deepEqual(citedTestNames('`test/a.test.ts` ("one (1)", "two") and `test/b.test.ts` ("three")'),
+      [['test/a.test.ts', 'one (1)'], ['test/a.test.ts', 'two'], ['test/b.test.ts', 'three']]);
+    assert.ok(rows.length >= 100, `only ${rows.length} promise rows found: is the table header still | promise | code | test |?`);
+  });
+
+  it(`has no line over ${MAX_SECURITY_LINE} characters, here or in docs/security-notes.md`, () => {
+    for (const file of ['SECURITY.md', 'docs/security-notes.md']) {
+      const long = read(file).split('\n').filter((line) => line.length > MAX_SECURITY_LINE);
+      assert.deepEqual(long.map((line) => `${file}: ${line.slice(0, 80)}… (${line.length})`), []);
+    }
+  });
+
+  it('names, in every promise row, source that exists (src/, or deploy/ and scripts/ for what is not TypeScript) and a test file that exists', () => {
+    const problems: string[] = [];
+    for (const { line, code, test } of rows) {
+      const sources = [...code.matchAll(/`((?:src|deploy|scripts)\/[^`\s]*)`/g)].map((match) => match[1] ?? '');
+      const tests = [...test.matchAll(/`(test\/[^`\s]+\.test\.ts)`/g)].map((match) => match[1] ?? '');
+      const shown = line.slice(0, 100);
+      if (!sources.some((path) => existsSync(join(ROOT, path.includes('*') ? dirname(path) : path)))) problems.push(`${shown}…: no source file that exists`);
+      if (!tests.some((path) => existsSync(join(ROOT, path)))) problems.push(`${shown}…: no test file that exists`);
+    }
+    assert.deepEqual(problems, []);
+  });
+});
+
 describe('documentation links and paths', () => {
   it('README.md is at most 400 lines', () => {
     const lines = read('README.md').split('\n').length;
@@ -140,12 +205,13 @@ describe('documentation links and paths', () => {
           if (!readFileSync(full, 'utf8').includes(last)) problems.push(`${path}: does not mention ${name}`);
         }
       }
-      // `test/x.test.ts` ("a test's name"): that file holds the name (… stands for a value).
-      for (const match of text.matchAll(/`(test\/[^`\s]+\.test\.ts)` \("([^"]+)"/g)) {
-        const path = join(ROOT, match[1] ?? '');
-        const source = existsSync(path) ? readFileSync(path, 'utf8') : '';
-        const pieces = (match[2] ?? '').split('…').map((piece) => piece.trim()).filter((piece) => piece !== '');
-        if (!pieces.every((piece) => source.includes(piece))) problems.push(`${match[1]}: no test named "${match[2]}"`);
+      // `test/x.test.ts` ("a test's name", "another"): that file holds each name (… stands for a value).
+      for (const [path, name] of citedTestNames(text)) {
+        const full = join(ROOT, path);
+        // A name in a single-quoted string has its apostrophes escaped.
+        const source = existsSync(full) ? readFileSync(full, 'utf8').replaceAll("\\'", "'") : '';
+        const pieces = name.split('…').map((piece) => piece.trim()).filter((piece) => piece !== '');
+        if (!pieces.every((piece) => source.includes(piece))) problems.push(`${path}: no test named "${name}"`);
       }
       assert.deepEqual(problems, []);
     });
