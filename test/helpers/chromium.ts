@@ -70,8 +70,13 @@ export class Chromium {
     });
   }
 
-  /** Starts the browser; throws (never skips) when it is missing or does not answer. */
-  static async launch(): Promise<Chromium> {
+  /**
+   * Starts the browser; throws (never skips) when it is missing or does not answer.
+   * `hostsToLoopback`: more host names (patterns such as `*.example.com`) that resolve to 127.0.0.1.
+   * `secureOrigins`: plain-http origins the browser treats as secure contexts, as it would the same
+   * site over https (Fetch Metadata, `Sec-Fetch-Site`, is sent only to those).
+   */
+  static async launch(options: { readonly hostsToLoopback?: readonly string[]; readonly secureOrigins?: readonly string[] } = {}): Promise<Chromium> {
     if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: install the Debian package chromium`);
     const profileDir = await mkdtemp(join(tmpdir(), 'gatehouse-chromium-'));
     const child = spawn(
@@ -89,7 +94,8 @@ export class Chromium {
         // Loopback only: any other host name fails to resolve, so a wrong redirect cannot leave the
         // machine. gatehouse.test is 127.0.0.1 under a name: plain http to it is not a secure
         // context (as a LAN name is not), where localhost and 127.0.0.1 are.
-        '--host-resolver-rules=MAP gatehouse.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
+        `--host-resolver-rules=MAP gatehouse.test 127.0.0.1, ${(options.hostsToLoopback ?? []).map((host) => `MAP ${host} 127.0.0.1, `).join('')}MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost`,
+        ...(options.secureOrigins === undefined ? [] : [`--unsafely-treat-insecure-origin-as-secure=${options.secureOrigins.join(',')}`]),
         `--user-data-dir=${profileDir}`,
         '--remote-debugging-pipe',
         'about:blank',
