@@ -31,6 +31,7 @@ export const UNITS = Object.freeze([
       'src/store/machine-token-rules.ts', 'src/store/session-file.ts',
       'src/validate/auth.ts', 'src/validate/check.ts', 'src/validate/client-settings.ts', 'src/validate/groups.ts',
       'src/validate/host-name.ts', 'src/validate/level.ts', 'src/validate/machine-token.ts', 'src/validate/utf8.ts',
+      'src/validate/look-alike.ts', 'src/validate/profile.ts',
     ],
   },
   {
@@ -60,7 +61,7 @@ export const UNITS = Object.freeze([
   {
     name: 'TOTP and QR',
     holds: 'RFC 6238 codes, recovery codes, the sealed seed, base32, the QR encoder',
-    paths: ['src/auth/totp*', 'src/auth/base32.ts', 'src/auth/seal.ts', 'src/qr/'],
+    paths: ['src/auth/totp*', 'src/auth/base32.ts', 'src/auth/seal.ts', 'src/routes/totp.ts', 'src/qr/'],
   },
   {
     name: 'OpenID Connect',

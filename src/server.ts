@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { createTokenCodec } from './auth/jwt.js';
@@ -9,12 +8,11 @@ import { createLoginThrottle } from './auth/login-throttle.js';
 import { createPasswordHasher } from './auth/password-hasher.js';
 import { openRevocationList } from './auth/revocations.js';
 import { loadOrCreateSecretFile, readSecretFile, secretFromEnvironment } from './auth/secret.js';
-import { createSealer, loadOrCreateSealKey, readSealKeyFile, SEAL_KEY_FILE, SealKeyInvalid } from './auth/seal.js';
 import { assertRoutesFollowTable } from './auth/access.js';
 import { createJudge } from './auth/judge.js';
 import { createSessionChecker } from './auth/session.js';
 import { createMachineTokenVerifier } from './auth/machine-tokens.js';
-import { createTotpAccounts } from './auth/totp-account.js';
+import { openTotpAccounts } from './auth/totp-start.js';
 import type { Config } from './config.js';
 import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
 import type { Logger } from './log/logger.js';
@@ -25,16 +23,16 @@ import { forwardRoutes } from './routes/forward.js';
 import { pageRoutes } from './pages/shell.js';
 import { buildUsersPage } from './pages/users-page.js';
 import { passkeyRoutes } from './routes/passkeys.js';
+import { totpRoutes } from './routes/totp.js';
 import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
 import { createSessionCookies } from './routes/session-cookie.js';
 import { buildLoginPage } from './routes/login-page.js';
 import { buildAccountPage } from './pages/account.js';
-import { isErrorCode } from './store/atomic-file.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
-import { openUserStore, type UserStore } from './store/users.js';
+import { openUserStore } from './store/users.js';
 import { isAdministrator } from './validate/level.js';
 import { createChallengeStore } from './webauthn/challenges.js';
 import { decoyKeyOf } from './webauthn/decoys.js';
@@ -104,13 +102,7 @@ export async function startServer(config: Config, options: ServerOptions) {
 
     let isStopping = false;
     void lock.lost.then(() => (isStopping = true));
-    const sealer = createSealer(await sealKeyOf(config, fs, store, logger));
-    let isUnreadableSeedLogged = false;
-    const totp = createTotpAccounts(sealer, () => {
-      if (isUnreadableSeedLogged) return;
-      isUnreadableSeedLogged = true;
-      logger.error('a TOTP seed in the users file cannot be opened with the seal key, so that account cannot sign in with a code; restore the seal key it was made with (or the account can use a recovery code, or an administrator can reset its TOTP)');
-    });
+    const totp = await openTotpAccounts({ config, fs, store, logger });
     const session = createSessionChecker({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const throttle = createLoginThrottle(config.throttle);
@@ -139,6 +131,7 @@ export async function startServer(config: Config, options: ServerOptions) {
     const apiRoutes = [
       ...authRoutes({ ...deps, offlineInstruction }),
       ...accountRoutes(deps),
+      ...totpRoutes(deps),
       ...forwardRoutes({
         judge,
         allowedRedirectHosts: config.allowedRedirectHosts,
@@ -253,19 +246,6 @@ export async function startServer(config: Config, options: ServerOptions) {
  * made on first start. A missing seal.key is made anew only while no account has TOTP: with
  * seeds sealed under a lost key, start-up stops and says so rather than lock everyone out quietly.
  */
-async function sealKeyOf(config: Config, fs: StoreFileSystem, store: UserStore, logger: Logger): Promise<Buffer> {
-  if (config.sealKeyFile !== undefined) return readSealKeyFile(config.sealKeyFile, (message) => logger.warn(message));
-  const path = join(config.dataDir, SEAL_KEY_FILE);
-  if ([...store.list()].some((user) => user.totp !== undefined)) {
-    try {
-      await fs.readFile(path);
-    } catch (error) {
-      if (!isErrorCode(error, 'ENOENT')) throw error;
-      throw new SealKeyInvalid(`${path} is missing, but accounts have TOTP sealed with it: restore it from a backup (or name it with --seal-key-file). Without it no enrolled authenticator works.`);
-    }
-  }
-  return loadOrCreateSealKey(fs, config.dataDir);
-}
 
 function sha256Base64(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('base64');

@@ -1,23 +1,21 @@
 import { amrAfterChange } from '../auth/amr.js';
 import { newMachineToken } from '../auth/machine-tokens.js';
 import { hashKeyOf } from '../auth/throttled-password.js';
-import { AuthRequired, MachineTokenNotFound, TotpAlreadyEnabled } from '../errors.js';
+import { AuthRequired, MachineTokenNotFound } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import { sendJson } from '../http/respond.js';
 import { changeUser, withNewSessions } from '../store/account-rules.js';
 import { addMachineToken, removeMachineToken } from '../store/machine-token-rules.js';
 import { passwordChecker } from '../validate/auth.js';
-import { objectOf, stringOf } from '../validate/check.js';
+import { objectOf } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
 import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from './context.js';
-import { renderQrSvg } from '../qr/svg.js';
 
 const NO_STORE = { 'cache-control': 'no-store' } as const;
-const checkPasswordBody = objectOf({ password: passwordChecker(1) });
-const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
 
 /**
- * The caller's own account (INTERFACE.md "The caller's own account"). Who may do each is the access
+ * The caller's own account (INTERFACE.md "The caller's own account"); its TOTP is routes/totp.ts's,
+ * its passkeys routes/passkeys.ts's. Who may do each is the access
  * table's (auth/access.ts): a session cookie of the account; a change of a way in also the current
  * password in the body (ctx.admission.confirmPassword) and, once the account has a second factor, a
  * two-factor session; taking access away any session of the account.
@@ -61,56 +59,6 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       deps.totp.forget(updated.username);
       logger.info('password changed by its owner', {
         event: 'password_changed',
-        address: ctx.address,
-        username: updated.username,
-      });
-      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, amrAfterChange(caller.claims.amr, updated)) });
-    } },
-    { method: 'POST', path: '/api/auth/account/totp', access: 'beginTotp', body: 'json', async handler(ctx) {
-      const { password } = await readCheckedBody(ctx, checkPasswordBody, config.maxBodyBytes);
-      const caller = await ctx.admission.confirmPassword(password);
-      const user = stillSignedIn(deps, store, caller);
-      if (user.totp !== undefined) throw new TotpAlreadyEnabled();
-      const { secret, uri } = deps.totp.begin(user, deps.now());
-      // no-store: the answer holds the seed.
-      sendJson(ctx.res, 200, { secret, uri, qr: renderQrSvg(uri) }, NO_STORE);
-    } },
-    { method: 'POST', path: '/api/auth/account/totp/confirm', access: 'confirmTotp', body: 'json', async handler(ctx) {
-      const caller = callerOf(ctx);
-      const body = await readCheckedBody(ctx, checkCodeBody, config.maxBodyBytes);
-      const user = stillSignedIn(deps, store, caller);
-      if (user.totp !== undefined) throw new TotpAlreadyEnabled();
-      const confirmed = deps.totp.confirm(user, body.code, deps.now());
-      const updated = await store.change((view) => {
-        const latest = stillSignedIn(deps, view, caller);
-        if (latest.totp !== undefined) throw new TotpAlreadyEnabled();
-        const next = withNewSessions({ ...latest, totp: confirmed.totp }, nowSeconds());
-        view.set(next);
-        return next;
-      });
-      deps.totp.forget(updated.username);
-      logger.info('TOTP set up', { event: 'totp_enabled', address: ctx.address, username: updated.username });
-      // This session proved the new authenticator: it goes on, now with two factors.
-      const cookie = cookies.issue(ctx, updated, amrAfterChange(caller.claims.amr, updated, 'otp'));
-      sendJson(ctx.res, 200, { recoveryCodes: confirmed.recoveryCodes }, { 'set-cookie': cookie, ...NO_STORE });
-    } },
-    { method: 'POST', path: '/api/auth/account/totp/disable', access: 'disableTotp', body: 'json', async handler(ctx) {
-      const { password } = await readCheckedBody(ctx, checkPasswordBody, config.maxBodyBytes);
-      const caller = await ctx.admission.confirmPassword(password);
-      const updated = await store.change((view) => {
-        const { totp, ...rest } = stillSignedIn(deps, view, caller);
-        if (totp === undefined) return undefined;
-        const next = withNewSessions(rest, nowSeconds());
-        view.set(next);
-        return next;
-      });
-      deps.totp.forget(caller.user.username);
-      if (updated === undefined) {
-        sendJson(ctx.res, 200, {});
-        return;
-      }
-      logger.info('TOTP removed by its owner', {
-        event: 'totp_disabled',
         address: ctx.address,
         username: updated.username,
       });

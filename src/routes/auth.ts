@@ -1,16 +1,15 @@
 import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
 import { ACCESS } from '../auth/access.js';
 import { hashKeyOf, throttledMatch } from '../auth/throttled-password.js';
+import { withSecondStep } from '../auth/totp-sign-in.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import type { Caller } from '../auth/session.js';
 import {
   AuthRequired,
   HostNotAllowed,
   InvalidCredentials,
-  InvalidSecondFactor,
   InvalidPathParameter,
   NotAdministrator,
-  SecondFactorRequired,
   UserNotFound,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -107,7 +106,7 @@ async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
   const holder = await passwordHolder(api, ctx, body, hashKey);
   // The throttle's client key, as throttledMatch began the attempt under it.
   const client = throttleKeyOf(ctx.address);
-  const { user, secondFactor } = await withCode(api, ctx, body, holder, client);
+  const { user, secondFactor } = await withSecondStep(api, ctx.address, body, holder, client);
   api.throttle.recordSuccess(body.username, client);
   const logged = { event: 'login_succeeded', address: ctx.address, username: user.username };
   api.logger.info('login succeeded', secondFactor === undefined ? logged : { ...logged, secondFactor });
@@ -127,43 +126,6 @@ async function passwordHolder(api: AuthApi, ctx: RequestContext, body: Authentic
     throw new InvalidCredentials();
   }
   return current;
-}
-
-/** INTERFACE.md "Signing in": the password was right; an account with TOTP asks for a code too. */
-async function withCode(api: AuthApi, ctx: RequestContext, body: AuthenticateBody, user: StoredUser, client: string) {
-  const { totp } = user;
-  if (totp === undefined) return { user, secondFactor: undefined };
-  if (body.code === undefined) {
-    // Not a guess, so not a failure; but not a success either, which would clear the
-    // username's failed codes and let a holder of the password guess codes without end.
-    api.throttle.cancelAttempt(body.username, client);
-    throw new SecondFactorRequired();
-  }
-  const use = api.totp.judge(totp, body.code, api.now());
-  // A code judged good is spent inside the store change, against the account as it is
-  // then: of two requests with the same code, one signs in.
-  const signedIn =
-    use === undefined
-      ? undefined
-      : await api.store.change((view) => {
-          const latest = view.get(user.username);
-          if (latest?.totp === undefined || latest.passwordHash !== user.passwordHash) return undefined;
-          const spent = api.totp.spend(latest.totp, use);
-          if (spent === undefined) return undefined;
-          const updated: StoredUser = { ...latest, totp: spent };
-          view.set(updated);
-          return updated;
-        });
-  if (signedIn === undefined) {
-    // The attempt stays counted: failed codes feed the throttle like wrong passwords.
-    api.logger.warn('login failed: wrong second factor', {
-      event: 'login_failed',
-      address: ctx.address,
-      username: body.username,
-    });
-    throw new InvalidSecondFactor();
-  }
-  return { user: signedIn, secondFactor: use !== undefined && 'step' in use ? 'totp' : 'recovery code' };
 }
 
 /** POST /api/auth/register; spec section 5.7: once users exist, credentials come first (401 / 403), before the body. */
