@@ -26,7 +26,7 @@ export const UNITS = Object.freeze([
       'src/http/',
       'src/routes/auth.ts', 'src/routes/account.ts', 'src/routes/forward.ts', 'src/routes/context.ts',
       'src/routes/session-cookie.ts', 'src/routes/redirect-target.ts', 'src/routes/login-page.ts',
-      'src/routes/logout-page.ts', 'src/routes/forbidden-page.ts', 'src/routes/probe.ts', 'src/routes/health.ts',
+      'src/routes/logout-page.ts', 'src/routes/forbidden-page.ts', 'src/routes/health.ts',
       'src/store/users.ts', 'src/store/account-rules.ts', 'src/store/account-summary.ts',
       'src/store/machine-token-rules.ts', 'src/store/session-file.ts',
       'src/validate/auth.ts', 'src/validate/check.ts', 'src/validate/client-settings.ts', 'src/validate/groups.ts',
@@ -80,8 +80,8 @@ export const UNITS = Object.freeze([
   },
   {
     name: 'command line',
-    holds: '`gatehouse serve`, the offline commands, `doctor`, `flood-token`',
-    paths: ['src/cli.ts', 'src/cli/'],
+    holds: '`gatehouse serve`, the offline commands, `doctor` with the probe it reads behind the gate, `flood-token`',
+    paths: ['src/cli.ts', 'src/cli/', 'src/routes/probe.ts'],
   },
 ].map((unit) => Object.freeze({ ...unit, paths: Object.freeze(unit.paths) })));
 
