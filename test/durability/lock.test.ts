@@ -92,22 +92,33 @@ describe('the data directory lock (built service)', () => {
   // hand): both read the stale lock, both unlink "it", both create "their" lock, and both run.
   // Node start-up jitter hides the window when whole servers race, so this races the built
   // lock code itself (dist/store/lock.js) in two processes released at the same instant. The
-  // winner holds (and renews) for a while: the loser sees the renewal and refuses.
+  // winner holds (and renews) until both have answered: the loser sees the renewal and refuses.
+  // (A winner that went away on a timer let a loser delayed past it take over a dead holder's
+  // lock, rightly, which read as a double under load.)
   it('never lets two processes racing for a stale lock both take it', { timeout: 60_000 }, async () => {
     const lockModule = pathToFileURL(join(CLI_PATH, '..', 'store', 'lock.js')).href;
     const taker = `
       import { lockDataDir } from ${JSON.stringify(lockModule)};
       const [dir, at] = process.argv.slice(-2);
       while (Date.now() < Number(at)) {}
-      try { await lockDataDir(dir, { purpose: 'race', timing: { renewEveryMs: 50, expiryMs: 1000, pollMs: 10 } }); process.stdout.write('took'); setTimeout(() => {}, 500); }
+      // A renewal every 50 ms, so the loser refuses at once; an expiry far beyond any scheduling
+      // delay, so only a second holder, never a starved first one, makes both take it.
+      try { await lockDataDir(dir, { purpose: 'race', timing: { renewEveryMs: 50, expiryMs: 5000, pollMs: 10 } }); process.stdout.write('took'); process.stdin.resume(); }
       catch (error) { process.stdout.write('refused: ' + error.message); }`;
-    const race = (dir: string, at: number): Promise<string> =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', taker, '--', dir, String(at)], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-        child.once('close', () => resolve(out));
+    /** Starts one taker: its answer, and `release` (its standard input closed) to let a holder end. */
+    const race = (dir: string, at: number): { outcome: Promise<string>; release: () => void; closed: Promise<void> } => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', taker, '--', dir, String(at)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let out = '';
+      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const outcome = new Promise<string>((resolve) => {
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk;
+          resolve(out);
+        });
+        void closed.then(() => resolve(out));
       });
+      return { outcome, release: () => child.stdin.end(), closed };
+    };
     const stale = deadPid();
     const doubles: string[] = [];
     for (let trial = 0; trial < 10 && doubles.length === 0; trial++) {
@@ -115,7 +126,10 @@ describe('the data directory lock (built service)', () => {
       await writeFile(join(dir, 'gatehouse.lock'), `${JSON.stringify({ pid: stale })}\n`, { mode: 0o600 });
       await utimes(join(dir, 'gatehouse.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
       const at = Date.now() + 300;
-      const outcomes = await Promise.all([race(dir, at), race(dir, at)]);
+      const takers = [race(dir, at), race(dir, at)];
+      const outcomes = await Promise.all(takers.map((taker) => taker.outcome));
+      for (const taker of takers) taker.release();
+      await Promise.all(takers.map((taker) => taker.closed));
       assert.ok(outcomes.some((outcome) => outcome === 'took'), `neither process took the lock: ${outcomes.join(' / ')}`);
       if (outcomes.every((outcome) => outcome === 'took')) doubles.push(`trial ${trial}: both processes took the stale lock in ${dir}`);
     }
