@@ -5,6 +5,7 @@ import { doctorCommand } from './cli/doctor.js';
 import { floodTokenCommand } from './cli/flood-token.js';
 import { secretCommand, usersCommand } from './cli/offline.js';
 import { tokensCommand } from './cli/tokens.js';
+import { clientsCommand } from './oidc/cli/clients-command.js';
 import { keysCommand } from './oidc/cli/keys-command.js';
 import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './cli/usage-error.js';
 
@@ -17,6 +18,7 @@ Commands:
   users           administer accounts offline (list, add, set, passwd, set-level, groups, remove)
   tokens          machine tokens offline (add, list, revoke)
   secret rotate   replace the signing secret (every session ends)
+  clients         apps that sign users in through Gatehouse (OpenID Connect) offline (add, list, remove, secret)
   keys rotate     replace the OpenID Connect signing keys (old ones stay in the JWKS for an hour)
   flood-token     print a token for a Flood run with --auth none behind the gate
   doctor URL      check through the proxy that the app at URL is wired to Gatehouse correctly
@@ -43,6 +45,7 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIo) => 
   users: usersCommand,
   secret: secretCommand,
   tokens: tokensCommand,
+  clients: clientsCommand,
   keys: keysCommand,
   'flood-token': floodTokenCommand,
   doctor: doctorCommand,

@@ -30,6 +30,7 @@ import { probeRoutes } from './routes/probe.js';
 import { createSessionCookies } from './routes/session-cookie.js';
 import { buildLoginPage } from './routes/login-page.js';
 import { buildAccountPage } from './pages/account.js';
+import { openProvider } from './oidc/provider.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
 import { openUserStore } from './store/users.js';
@@ -128,6 +129,8 @@ export async function startServer(config: Config, options: ServerOptions) {
     const deps = {
       config, store, codec, session, judge, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now,
     };
+    // OpenID Connect (src/oidc/): only with --public-url, its issuer, and accounts to sign in with.
+    const provider = config.authMethod === 'none' ? undefined : await openProvider({ ...deps, fs, sha256Base64 });
     const apiRoutes = [
       ...authRoutes({ ...deps, offlineInstruction }),
       ...accountRoutes(deps),
@@ -156,6 +159,7 @@ export async function startServer(config: Config, options: ServerOptions) {
               ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), relyingParties,
             }),
             ...logoutPageRoutes(deps, sha256Base64),
+            ...(provider?.routes ?? []),
           ]),
     ];
     const rootRoutes = healthRoutes(() => isStopping);
@@ -215,7 +219,7 @@ export async function startServer(config: Config, options: ServerOptions) {
         server.closeAllConnections();
         // Handlers cut off by the timeout may still be hashing: no write may land after the lock
         // goes. Bounded, so that timeout plus this stays inside a container's 10 s stop.
-        const finalWrites = Promise.all([store.close(), revocations?.close(), hasher.close()]).then(() => true);
+        const finalWrites = Promise.all([store.close(), revocations?.close(), hasher.close(), provider?.close()]).then(() => true);
         let timer: NodeJS.Timeout | undefined;
         const isClean = await Promise.race([
           finalWrites,

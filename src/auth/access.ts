@@ -35,9 +35,11 @@ export type CrossSiteRule = 'allowed' | 'refused' | 'page';
 
 /**
  * The request body: `none`; `flood` (the seven Flood endpoints keep the spec's answers); `json` (a POST,
- * PATCH or DELETE with a body must say application/json even when empty, 415 otherwise; empty reads as {}).
+ * PATCH or DELETE with a body must say application/json even when empty, 415 otherwise; empty reads as {});
+ * `form` (OpenID Connect: application/x-www-form-urlencoded, which its handler reads strictly and answers
+ * in RFC 6749's own form when it is not).
  */
-export type BodyRule = 'none' | 'flood' | 'json';
+export type BodyRule = 'none' | 'flood' | 'json' | 'form';
 
 export interface AccessRow {
   readonly method: string;
@@ -132,6 +134,26 @@ export const ACCESS = Object.freeze({
   usersPage: row('GET', '/gatehouse/users', PAGE),
   // Signs out a same-origin navigation; a cross-site or same-site one gets a page with a button.
   signOutPage: row('GET', '/logout', PAGE, { caller: 'optional', crossSite: 'page' }),
+
+  // OpenID Connect (INTERFACE.md "Sign in with Gatehouse"), only with --public-url. Apps reach these
+  // cross-site by design: authorize reads the session cookie (never ?token=) and decides itself what
+  // an administrator's one-factor session gets (the sign-in page's code step); the token, userinfo and
+  // revocation endpoints judge client credentials or an access token, never a session.
+  oidcDiscovery: row('GET', '/.well-known/openid-configuration', ANYONE),
+  oidcKeys: row('GET', '/oidc/jwks', ANYONE),
+  oidcAuthorize: row('GET', '/oidc/authorize', ANYONE, { caller: 'optional' }),
+  oidcAuthorizeForm: row('POST', '/oidc/authorize', ANYONE, { caller: 'optional', body: 'form' }),
+  oidcToken: row('POST', '/oidc/token', ANYONE, { body: 'form' }),
+  oidcUserinfo: row('GET', '/oidc/userinfo', ANYONE),
+  oidcUserinfoForm: row('POST', '/oidc/userinfo', ANYONE, { body: 'form' }),
+  oidcRevoke: row('POST', '/oidc/revoke', ANYONE, { body: 'form' }),
+  // Signs out at once for a valid id_token_hint, cross-site as it comes; without one, a page with a button.
+  oidcLogout: row('GET', '/oidc/logout', ANYONE, { caller: 'optional' }),
+  // Administrators' sign-in apps, and an account's own e-mail address and display name.
+  listClients: row('GET', '/api/auth/clients', ADMINISTRATOR, { crossSite: 'allowed', body: 'none' }),
+  addClient: row('POST', '/api/auth/clients', ADMINISTRATOR),
+  removeClient: row('DELETE', '/api/auth/clients/:clientId', ADMINISTRATOR),
+  updateProfile: row('PATCH', '/api/auth/account', ACCOUNT),
 
   // With `--auth none` (INTERFACE.md): the built-in administrator, for the authenticating proxy only.
   proxySignIn: row('POST', '/api/auth/authenticate', FLOOD, { caller: 'proxy', urlToken: false, crossSite: 'refused' }),

@@ -69,6 +69,11 @@ export function createLoginThrottle(settings: ThrottleSettings) {
   return {
     retryAfterSeconds,
     recordFailure,
+    /** Seconds until this address may try again, whatever it names (OpenID Connect's token endpoint), or 0. */
+    addressRetryAfterSeconds: (address: string, nowMs: number): number =>
+      waitSeconds(live(byAddress, address, nowMs), settings.maxFailuresPerAddress, nowMs),
+    /** A failure that names no account (an unknown code or refresh token, a wrong PKCE verifier): the address's alone. */
+    recordAddressFailure: (address: string, nowMs: number): void => count(byAddress, address, nowMs),
     /**
      * Check and count in one step, before any hashing: returns the wait in seconds (nothing
      * counted), or 0 after counting the attempt as a failure. Counting up front means parallel

@@ -6,12 +6,13 @@ import { LINGER_LIMITS, lingerBeforeClose, type LingerLimits } from './lingering
 /**
  * What a route does with a request body:
  * - `json`: its handler reads one with readJsonBody;
+ * - `form`: its handler reads an application/x-www-form-urlencoded one (OpenID Connect), as `json`;
  * - `none`: a body within the cap is read and dropped before the handler runs, so the connection
  *   is kept; beyond it (declared, or once a chunked one crosses it) 413 closes the connection.
  * - `ignored`: never read, never a 413 (the gate: nginx turns any status but 2xx, 401 and 403 into
  *   a 500, and its subrequest may announce a Content-Length it never sends); the answer closes.
  */
-export type BodyUse = 'json' | 'none' | 'ignored';
+export type BodyUse = 'json' | 'form' | 'none' | 'ignored';
 
 export function createBodyPolicy(maxBodyBytes: number, lingerLimits: LingerLimits = LINGER_LIMITS) {
   return {

@@ -6,6 +6,7 @@
 export const SIGN_IN_BODY = `
 <h1>Sign in</h1>
 <p id="mfa-note" class="message note" hidden>The page you asked for needs two factors: your password and a code from your authenticator app<span data-passkey>, or a passkey</span>.</p>
+<p id="again-note" class="message note" hidden>The app you came from asks you to sign in again.</p>
 <p id="setup-note" class="message note" hidden>Your account has no second factor yet. Set up an authenticator app<span data-passkey> or a passkey</span> on <a href="gatehouse/account">your account page</a>, then come back.</p>
 <p id="cookie-note" class="message" role="alert" hidden></p>
 <form id="login" method="post">
@@ -53,6 +54,9 @@ var target = safeRedirectTarget(query.get('rd'), location.href, ALLOWED_HOSTS);
 // A one-factor session must not be sent back there: it would only come back here.
 var mfa = query.get('mfa');
 var needsTwoFactors = mfa !== null && mfa !== '0' && mfa !== 'false';
+// An app signing in through Gatehouse (OpenID Connect) may ask for a new sign-in (prompt=login), or
+// only whether someone is signed in (prompt=none: never a form, straight back to authorize either way).
+var prompt = query.get('prompt');
 var pending = null;
 
 var showCodeStep = function (isShown) {
@@ -67,6 +71,7 @@ if (!PASSKEYS_OFFERED) {
   for (var i = 0; i < mentions.length; i += 1) mentions[i].hidden = true;
 }
 if (needsTwoFactors) byId('mfa-note').hidden = false;
+if (prompt === 'login') byId('again-note').hidden = false;
 if (mfa === 'setup') byId('setup-note').hidden = false;
 
 // What the page knows about its cookie, each cause told apart: say it now, not after a sign-in
@@ -110,7 +115,7 @@ var signedIn = function (isPasswordOnly, messageElement, busyForm) {
       return;
     }
     if (!needsTwoFactors || !isPasswordOnly) return location.replace(target);
-    ['login', 'code-step', 'passkey-step', 'mfa-note', 'setup-note'].forEach(function (id) { byId(id).hidden = true; });
+    ['login', 'code-step', 'passkey-step', 'mfa-note', 'again-note', 'setup-note'].forEach(function (id) { byId(id).hidden = true; });
     byId('setup-step').hidden = false;
   });
 };
@@ -119,9 +124,10 @@ var signedIn = function (isPasswordOnly, messageElement, busyForm) {
 // page is a same-site context, so a live session is found here and the user sent on at once
 // (not when two factors were asked for: that session may be the one the gate just refused).
 callApi('GET', 'api/auth/verify').then(function (answer) {
+  if (prompt === 'none') return location.replace(target);
   var body = bodyOf(answer);
   if (body === null) return;
-  if (typeof body.username === 'string' && !needsTwoFactors) location.replace(target);
+  if (typeof body.username === 'string' && !needsTwoFactors && prompt !== 'login') location.replace(target);
   else if (body.initialUser === true) say(message, 'No account exists yet.');
 });
 

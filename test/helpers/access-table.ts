@@ -16,7 +16,9 @@ const FACTORS: Readonly<Record<AccessRow['factors'], string>> = {
   'two-once-enrolled': 'two, once the account has a second factor',
   asked: 'as the forward URL asks',
 };
-const BODY: Readonly<Record<AccessRow['body'], string>> = { none: 'none', flood: 'as the spec says', json: 'JSON (415 otherwise)' };
+const BODY: Readonly<Record<AccessRow['body'], string>> = {
+  none: 'none', flood: 'as the spec says', json: 'JSON (415 otherwise)', form: 'a form, read strictly (400 otherwise)',
+};
 const yes = (value: boolean): string => (value ? 'yes' : '—');
 
 /** The table as SECURITY.md prints it. */

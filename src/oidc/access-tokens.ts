@@ -1,0 +1,77 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ACCESS_TOKEN_TTL_SECONDS, MAX_ACCESS_TOKENS } from './limits.js';
+import type { Scope } from './parameters.js';
+
+// Access tokens (INTERFACE.md "Sign in with Gatehouse", access tokens): 256 random bits, opaque, good
+// only at userinfo for at most an hour, held in memory by their digest. Opaque rather than signed, so
+// that ending an account's sessions, removing the client or revoking the grant ends them at once; a
+// restart ends them too (apps refresh, or sign in again). Nothing else in Gatehouse looks them up:
+// the gate and the account routes never accept one.
+
+export interface AccessTokenRecord {
+  readonly clientId: string;
+  readonly username: string;
+  /** The account's session key when issued: a change that ends its sessions ends the token. */
+  readonly sessionKey: string;
+  readonly scopes: readonly Scope[];
+  /** The refresh token family it came with, if any: revoking that family revokes it. */
+  readonly grantId: string | undefined;
+  readonly expiresAt: number;
+}
+
+const digestOf = (token: string): string => createHash('sha256').update(token, 'latin1').digest('base64url');
+/** 43 base64url characters: what every token we issue here looks like. */
+export const ACCESS_TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+export type AccessTokenStore = ReturnType<typeof createAccessTokenStore>;
+
+export function createAccessTokenStore() {
+  const records = new Map<string, AccessTokenRecord>();
+
+  const sweep = (nowSeconds: number): void => {
+    for (const [digest, record] of records) {
+      if (record.expiresAt > nowSeconds && records.size < MAX_ACCESS_TOKENS) break;
+      records.delete(digest);
+    }
+  };
+
+  return {
+    /** A new token for `record`; returns it, its digest (to revoke it by) and its lifetime in seconds. */
+    issue(record: Omit<AccessTokenRecord, 'expiresAt'>, nowSeconds: number) {
+      sweep(nowSeconds);
+      const token = randomBytes(32).toString('base64url');
+      const digest = digestOf(token);
+      records.set(digest, { ...record, expiresAt: nowSeconds + ACCESS_TOKEN_TTL_SECONDS });
+      return { token, digest, expiresIn: ACCESS_TOKEN_TTL_SECONDS };
+    },
+
+    /** The live record of `token`, or undefined (unknown, malformed, expired). */
+    find(token: string, nowSeconds: number): AccessTokenRecord | undefined {
+      if (!ACCESS_TOKEN_FORMAT.test(token)) return undefined;
+      const record = records.get(digestOf(token));
+      return record !== undefined && record.expiresAt > nowSeconds ? record : undefined;
+    },
+
+    /** RFC 7009: revokes `token` when it is `clientId`'s; true when it was. */
+    revoke(token: string, clientId: string): boolean {
+      if (!ACCESS_TOKEN_FORMAT.test(token)) return false;
+      const digest = digestOf(token);
+      if (records.get(digest)?.clientId !== clientId) return false;
+      return records.delete(digest);
+    },
+
+    revokeDigest(digest: string): void {
+      records.delete(digest);
+    },
+
+    /** Revokes every token issued with the refresh token family `grantId`. */
+    revokeGrant(grantId: string): void {
+      for (const [digest, record] of records) if (record.grantId === grantId) records.delete(digest);
+    },
+
+    /** Revokes every token of a removed client. */
+    revokeClient(clientId: string): void {
+      for (const [digest, record] of records) if (record.clientId === clientId) records.delete(digest);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { hasSecondFactor, isTwoFactor, type Amr } from '../auth/amr.js';
+import { AuthRequired, OAuthRefused } from '../errors.js';
+import type { StoredUser, UserStore } from '../store/users.js';
+import type { RedirectTarget } from './authorize-request.js';
+import { readAuthorizeRequest } from './authorize-request.js';
+import type { StoredClient } from './clients.js';
+import type { CodeStore } from './codes.js';
+import type { FormParameters } from './form.js';
+import { isAllowedBy } from './token-service.js';
+
+// What an authorization request comes to, once its client and redirect URI are known good
+// (INTERFACE.md "Sign in with Gatehouse", authorize): a code sent back to the app, an error sent back
+// to the app, or the sign-in page, which returns here. The session cookie is SameSite=Strict, so a
+// browser arriving from the app's site brings none: the sign-in page (a same-origin page, whose own
+// requests carry it) sends a signed-in browser straight back, and that navigation carries the cookie.
+
+/** Added to the authorize URL the sign-in page returns to: the hop through it has happened (prompt=none). */
+export const HOP_MARK = 'gatehouse_hop';
+/** Added for prompt=login and max_age: a session made at or after this second is fresh enough. */
+export const FRESH_MARK = 'gatehouse_signed_in_after';
+
+/** The session an authorization request comes with, from its cookie. */
+export interface AuthorizeSession {
+  readonly user: StoredUser;
+  readonly amr: Amr;
+  /** When the session was made (its token's iat): the id_token's auth_time. */
+  readonly signedInAt: number;
+}
+
+export interface AuthorizeDeps {
+  readonly issuer: string;
+  readonly users: UserStore;
+  readonly codes: CodeStore;
+  /** Whether this client, for this account, needs a two-factor session (its `mfa`, --require-mfa, or the administrators' rule). */
+  readonly needsTwoFactors: (client: StoredClient, user: StoredUser) => boolean;
+  readonly nowSeconds: () => number;
+}
+
+/** Where the browser goes next: the Location of a 303, relative to {base}/oidc/authorize or absolute (the app). */
+export async function authorizeLocation(
+  deps: AuthorizeDeps, target: RedirectTarget, parameters: FormParameters, session: AuthorizeSession | undefined,
+): Promise<string> {
+  try {
+    return await decide(deps, target, parameters, session);
+  } catch (error) {
+    if (error instanceof OAuthRefused) return backToApp(deps.issuer, target, { error: error.error, error_description: error.message });
+    throw error;
+  }
+}
+
+async function decide(
+  deps: AuthorizeDeps, target: RedirectTarget, parameters: FormParameters, session: AuthorizeSession | undefined,
+): Promise<string> {
+  const { client } = target;
+  const request = readAuthorizeRequest(parameters, client);
+  const isPromptNone = request.prompt === 'none';
+  if (session === undefined) {
+    // prompt=none: one hop to the sign-in page, which comes straight back; no session then is login_required.
+    if (isPromptNone && parameters.get(HOP_MARK) === '1') throw new OAuthRefused('login_required', 'No one is signed in to Gatehouse.');
+    return signInPage(parameters, { [HOP_MARK]: '1' }, isPromptNone ? { prompt: 'none' } : {});
+  }
+  const now = deps.nowSeconds();
+  const freshAfter = Number(/^[0-9]{1,12}$/.exec(parameters.get(FRESH_MARK) ?? '')?.[0] ?? Infinity);
+  const isFresh = session.signedInAt >= freshAfter;
+  const isTooOld = request.prompt === 'login' ||
+    (request.maxAgeSeconds !== undefined && now - session.signedInAt > request.maxAgeSeconds);
+  if (isTooOld && !isFresh) {
+    if (isPromptNone) throw new OAuthRefused('login_required', 'A new sign-in is needed.');
+    return signInPage(parameters, { [FRESH_MARK]: String(now) }, { prompt: 'login' });
+  }
+  if (!isAllowedBy(client, session.user)) throw new OAuthRefused('access_denied', 'This account may not sign in to this app.');
+  if (deps.needsTwoFactors(client, session.user) && !isTwoFactor(session.amr)) {
+    if (isPromptNone) throw new OAuthRefused('login_required', 'This app needs a sign-in with two factors.');
+    return signInPage(parameters, {}, { mfa: hasSecondFactor(session.user) ? 'code' : 'setup' });
+  }
+  const user = await withSubject(deps.users, session.user.username);
+  // The code is bound to the session as it was checked; the exchange refuses it if that has ended since.
+  if (user.sessionKey !== session.user.sessionKey) throw new AuthRequired();
+  const code = deps.codes.issue({
+    clientId: client.clientId,
+    redirectUri: target.redirectUri,
+    codeChallenge: request.codeChallenge,
+    nonce: request.nonce,
+    username: user.username,
+    sessionKey: user.sessionKey,
+    scopes: request.scopes,
+    amr: session.amr,
+    authTime: session.signedInAt,
+  }, now);
+  return backToApp(deps.issuer, target, { code });
+}
+
+/**
+ * The redirect URI with `fields`, the state and `iss` (RFC 9207) added to its query; the URI is one
+ * registered for the client, compared exactly, never one taken from elsewhere.
+ */
+export function backToApp(issuer: string, target: RedirectTarget, fields: Record<string, string>): string {
+  const query = new URLSearchParams({ ...fields, ...(target.state === undefined ? {} : { state: target.state }), iss: issuer });
+  return `${target.redirectUri}${target.redirectUri.includes('?') ? '&' : '?'}${query.toString()}`;
+}
+
+/** The sign-in page ({base}/login, beside {base}/oidc/), returning to this authorize request with `marks`. */
+function signInPage(parameters: FormParameters, marks: Record<string, string>, pageQuery: Record<string, string>): string {
+  const back = new URLSearchParams();
+  for (const [name, value] of parameters) if (name !== HOP_MARK && name !== FRESH_MARK) back.append(name, value);
+  for (const [name, value] of Object.entries(marks)) back.append(name, value);
+  const query = new URLSearchParams({ ...pageQuery, rd: `oidc/authorize?${back.toString()}` });
+  return `../login?${query.toString()}`;
+}
+
+/**
+ * The account with its `sub`, made now if it has none (once per account: kept through renames, never
+ * reused). Throws AuthRequired when the account is gone.
+ */
+async function withSubject(users: UserStore, username: string): Promise<StoredUser> {
+  const user = users.find(username);
+  if (user?.sub !== undefined) return user;
+  return users.change((view) => {
+    const current = view.get(username);
+    if (current === undefined) throw new AuthRequired();
+    if (current.sub !== undefined) return current;
+    const taken = new Set<string>();
+    for (const other of view.values()) if (other.sub !== undefined) taken.add(other.sub);
+    let sub = randomBytes(16).toString('base64url');
+    while (taken.has(sub)) sub = randomBytes(16).toString('base64url');
+    const updated: StoredUser = { ...current, sub };
+    view.set(updated);
+    return updated;
+  });
+}

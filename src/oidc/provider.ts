@@ -1,0 +1,73 @@
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { RevocationList } from '../auth/revocations.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log/logger.js';
+import type { Sha256Base64 } from '../pages/shell.js';
+import type { Route } from '../routes/context.js';
+import type { SessionCookies } from '../routes/session-cookie.js';
+import type { StoreFileSystem } from '../store/file-system.js';
+import type { UserStore } from '../store/users.js';
+import { createAccessTokenStore } from './access-tokens.js';
+import { openClientStore } from './client-store.js';
+import { createCodeStore } from './codes.js';
+import { openGrantStore } from './grant-store.js';
+import { clientRoutes } from './routes/client-routes.js';
+import { logoutRoutes } from './routes/logout-route.js';
+import { providerRoutes } from './routes/provider-routes.js';
+import { loadOrCreateSigningKeys } from './signing-keys.js';
+import { createTokenService } from './token-service.js';
+
+export interface ProviderDeps {
+  readonly config: Config;
+  readonly fs: StoreFileSystem;
+  readonly store: UserStore;
+  readonly throttle: LoginThrottle;
+  readonly revocations: RevocationList | undefined;
+  readonly cookies: SessionCookies;
+  readonly logger: Logger;
+  readonly sha256Base64: Sha256Base64;
+  /** Milliseconds since the epoch. */
+  readonly now: () => number;
+}
+
+/**
+ * The OpenID Connect provider (INTERFACE.md "Sign in with Gatehouse"), when --public-url names its
+ * issuer: its keys, clients and grants loaded (keys made on first start), and its routes. Without
+ * --public-url there is none, and every path of it answers 404.
+ */
+export async function openProvider(deps: ProviderDeps): Promise<{ routes: Route[]; close: () => Promise<void> } | undefined> {
+  const { config, logger, now } = deps;
+  const issuer = config.publicUrl;
+  if (issuer === undefined) return undefined;
+  const nowSeconds = (): number => Math.floor(now() / 1000);
+  const keys = await loadOrCreateSigningKeys(deps.fs, config.dataDir, nowSeconds());
+  const clients = await openClientStore(deps.fs, config.dataDir);
+  const grants = await openGrantStore(deps.fs, config.dataDir);
+  const codes = createCodeStore();
+  const accessTokens = createAccessTokenStore();
+  const tokens = createTokenService({
+    issuer, keys, clients, grants, codes, accessTokens, users: deps.store, throttle: deps.throttle, logger, now,
+  });
+  const routes = [
+    ...providerRoutes({
+      issuer, clients, tokens, keys,
+      authorize: { issuer, users: deps.store, codes, nowSeconds },
+      requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins,
+      maxBodyBytes: config.maxBodyBytes, logger, sha256Base64: deps.sha256Base64, now,
+    }),
+    ...logoutRoutes({
+      issuer, clients, keys, revocations: deps.revocations, cookies: deps.cookies, logger,
+      sha256Base64: deps.sha256Base64, now,
+    }),
+    ...clientRoutes({
+      users: deps.store, revocations: deps.revocations, clients, grants, accessTokens, logger,
+      maxBodyBytes: config.maxBodyBytes, now,
+    }),
+  ];
+  return {
+    routes,
+    close: async () => {
+      await Promise.all([clients.close(), grants.close()]);
+    },
+  };
+}
