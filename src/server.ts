@@ -148,13 +148,13 @@ export async function startServer(config: Config, options: ServerOptions) {
         allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,
         isPasskeyOffered, sha256Base64,
       })),
-      ...pageRoutes('accountPage', buildAccountPage(sha256Base64, { isPasskeyOffered })),
+      ...pageRoutes('accountPage', buildAccountPage(sha256Base64, { isPasskeyOffered, sections: provider?.accountSections ?? [] })),
       ...probeRoutes(proxyTrust),
       // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
       ...(config.authMethod === 'none'
         ? []
         : [
-            ...pageRoutes('usersPage', buildUsersPage(sha256Base64)),
+            ...pageRoutes('usersPage', buildUsersPage(sha256Base64, provider?.usersSections)),
             ...passkeyRoutes({
               ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), relyingParties,
             }),

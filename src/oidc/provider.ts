@@ -2,13 +2,15 @@ import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { RevocationList } from '../auth/revocations.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log/logger.js';
-import type { Sha256Base64 } from '../pages/shell.js';
+import type { PageSection, Sha256Base64 } from '../pages/shell.js';
 import type { Route } from '../routes/context.js';
 import type { SessionCookies } from '../routes/session-cookie.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import type { UserStore } from '../store/users.js';
 import { createAccessTokenStore } from './access-tokens.js';
 import { openClientStore } from './client-store.js';
+import { CLIENTS_SECTION } from './pages/clients-section.js';
+import { PROFILE_SECTION } from './pages/profile-section.js';
 import { createCodeStore } from './codes.js';
 import { openGrantStore } from './grant-store.js';
 import { clientRoutes } from './routes/client-routes.js';
@@ -16,6 +18,15 @@ import { logoutRoutes } from './routes/logout-route.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { loadOrCreateSigningKeys } from './signing-keys.js';
 import { createTokenService } from './token-service.js';
+
+export interface Provider {
+  readonly routes: readonly Route[];
+  /** The account page's name and e-mail section. */
+  readonly accountSections: readonly PageSection[];
+  /** The users page's sign-in apps section. */
+  readonly usersSections: readonly PageSection[];
+  close(): Promise<void>;
+}
 
 export interface ProviderDeps {
   readonly config: Config;
@@ -35,7 +46,7 @@ export interface ProviderDeps {
  * issuer: its keys, clients and grants loaded (keys made on first start), and its routes. Without
  * --public-url there is none, and every path of it answers 404.
  */
-export async function openProvider(deps: ProviderDeps): Promise<{ routes: Route[]; close: () => Promise<void> } | undefined> {
+export async function openProvider(deps: ProviderDeps): Promise<Provider | undefined> {
   const { config, logger, now } = deps;
   const issuer = config.publicUrl;
   if (issuer === undefined) return undefined;
@@ -66,6 +77,8 @@ export async function openProvider(deps: ProviderDeps): Promise<{ routes: Route[
   ];
   return {
     routes,
+    accountSections: [PROFILE_SECTION],
+    usersSections: [CLIENTS_SECTION],
     close: async () => {
       await Promise.all([clients.close(), grants.close()]);
     },

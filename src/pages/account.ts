@@ -1,7 +1,7 @@
 // The signed-in user's page, {base}/gatehouse/account: password, TOTP, passkeys, machine tokens,
 // log out everywhere. Static, built once; everything it shows comes from GET
 // ../api/auth/account and every change is a JSON call (INTERFACE.md "The caller's own account").
-import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from './shell.js';
+import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 
 const BODY = `
 <h1>Your account</h1>
@@ -125,6 +125,8 @@ ol.codes li{margin:0 0 .2rem;white-space:nowrap}
 
 const SCRIPT = `
 var state = null;
+// Sections added to this page (buildAccountPage's sections) fill themselves from each loaded account.
+var onAccount = [];
 var totpMessage = byId('totp-message');
 var toSignIn = function () {
   location.replace('../login?rd=' + encodeURIComponent(location.href));
@@ -213,6 +215,7 @@ var render = function (account) {
       change(null, byId('token-message'), 'DELETE', path, undefined, 'Token revoked.');
     });
   }), byId('no-tokens'));
+  onAccount.forEach(function (fill) { fill(account); });
   byId('loading').hidden = true;
   byId('account').hidden = false;
 };
@@ -355,16 +358,22 @@ byId('sign-out').addEventListener('click', function () {
     location.replace('../login');
   });
 });
-
-reload();
 `;
 
 /**
  * The account page, built once at start-up; data: images only, for the TOTP QR code. With
- * `isPasskeyOffered` false (passkeys off, webauthn/relying-party.ts) it offers none.
+ * `isPasskeyOffered` false (passkeys off, webauthn/relying-party.ts) it offers none. `sections`
+ * (OpenID Connect's name and e-mail) go before the sessions section, their scripts after the page's own.
  */
-export function buildAccountPage(sha256Base64: Sha256Base64, options: { readonly isPasskeyOffered?: boolean } = {}): BuiltPage {
-  const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};\n${PAGE_HELPERS}${SCRIPT}`;
-  const spec = { title: 'Your account', body: BODY, script, style: STYLE, isWide: true };
+export function buildAccountPage(
+  sha256Base64: Sha256Base64, options: { readonly isPasskeyOffered?: boolean; readonly sections?: readonly PageSection[] } = {},
+): BuiltPage {
+  const sections = options.sections ?? [];
+  const place = BODY.indexOf('<section id="sessions-section">');
+  if (place < 0) throw new TypeError('the account page has no place for its sections');
+  const body = `${BODY.slice(0, place)}${sections.map((section) => section.body).join('')}${BODY.slice(place)}`;
+  const sectionScripts = sections.map((section) => section.script).join('');
+  const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};\n${PAGE_HELPERS}${SCRIPT}${sectionScripts}\nreload();\n`;
+  const spec = { title: 'Your account', body, script, style: STYLE, isWide: true };
   return buildPage({ ...spec, allowDataImages: true }, sha256Base64);
 }

@@ -22,6 +22,16 @@ export interface PageSpec {
   readonly allowDataImages?: boolean;
 }
 
+/** A section a page takes from an optional unit (OpenID Connect): its HTML and its script. */
+export interface PageSection {
+  /** HTML placed among the page's sections; written in this repository, never built from a request. */
+  readonly body: string;
+  /** Run inside the page's function, after its own script and before it first loads its data. */
+  readonly script: string;
+  /** CSS added after the page's own. */
+  readonly style?: string;
+}
+
 export interface BuiltPage {
   readonly body: Buffer;
   readonly headers: Readonly<OutgoingHttpHeaders>;

@@ -3,7 +3,7 @@
 // lost TOTP authenticator, removes.
 // Every change is a JSON fetch to ../api/auth/... (relative: works under any base URI), so the
 // page holds no authority of its own: the API decides who may do what, the page only shows it.
-import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from './shell.js';
+import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 
 const BODY = `
 <h1>Users</h1>
@@ -37,6 +37,10 @@ const BODY = `
 <select name="level"><option value="USER">User</option><option value="ADMINISTRATOR">Administrator</option></select>
 <label>Groups (comma-separated)</label>
 <input name="groups" autocapitalize="none" spellcheck="false">
+<label>E-mail address <span class="muted">(for apps signed in through Gatehouse; counts as verified)</span></label>
+<input name="email" type="email" maxlength="254" autocapitalize="none" spellcheck="false">
+<label>Display name</label>
+<input name="name" maxlength="128">
 <div class="actions"><button type="submit">Save</button></div>
 </form>
 </template>
@@ -114,6 +118,7 @@ var render = function (details) {
     var factorTag = factors.length > 0 ? tag('second factor: ' + factors.join(', ')) : tag('no second factor', 'off');
     facts.appendChild(factorTag);
     facts.appendChild(user.tokens > 0 ? tag(plural(user.tokens, 'machine token')) : tag('no machine tokens', 'off'));
+    if (typeof user.email === 'string') facts.appendChild(tag(user.email));
     var actions = item.appendChild(element('div', 'actions'));
     var form;
     actions.appendChild(button('Change level or groups', 'small secondary', function () {
@@ -151,18 +156,25 @@ var editForm = function (user) {
   var form = byId('edit').content.firstElementChild.cloneNode(true);
   var level = form.elements.level;
   var groups = form.elements.groups;
+  var email = form.elements.email;
+  var name = form.elements.name;
   var labels = form.querySelectorAll('label');
   counter += 1;
-  level.id = 'level-' + counter;
-  groups.id = 'groups-' + counter;
-  labels[0].htmlFor = level.id;
-  labels[1].htmlFor = groups.id;
+  [level, groups, email, name].forEach(function (field, index) {
+    field.id = field.name + '-' + counter;
+    labels[index].htmlFor = field.id;
+  });
   level.value = isAdministrator(user.level) ? 'ADMINISTRATOR' : 'USER';
   groups.value = (user.groups || []).join(', ');
+  email.value = typeof user.email === 'string' ? user.email : '';
+  name.value = typeof user.name === 'string' ? user.name : '';
   onSubmit(form, function () {
     var parsed = parseGroups(groups.value);
     if (parsed === undefined) return;
     var patch = { groups: parsed };
+    // Sent only when changed: an empty field removes the value.
+    if (email.value.trim() !== (user.email || '')) patch.email = email.value.trim() === '' ? null : email.value.trim();
+    if (name.value.trim() !== (user.name || '')) patch.name = name.value.trim() === '' ? null : name.value.trim();
     // Only a real change of level is sent: it is a credential change (the account's sessions end).
     if ((level.value === 'ADMINISTRATOR') !== isAdministrator(user.level)) patch.level = level.value;
     callBusy(form, 'PATCH', userPath(user.username), patch).then(function (answer) {
@@ -216,9 +228,15 @@ onSubmit(byId('add'), function (form) {
 load();
 `;
 
-/** Built once at start-up: the same bytes for every administrator (the data comes from the API). */
-export function buildUsersPage(sha256Base64: Sha256Base64): BuiltPage {
-  return buildPage(
-    { title: 'Users · Gatehouse', body: BODY, script: SCRIPT, style: STYLE, isWide: true }, sha256Base64,
-  );
+/**
+ * Built once at start-up: the same bytes for every administrator (the data comes from the API).
+ * `sections` (OpenID Connect's sign-in apps) follow the accounts.
+ */
+export function buildUsersPage(sha256Base64: Sha256Base64, sections: readonly PageSection[] = []): BuiltPage {
+  const end = BODY.indexOf('</div>\n<p id="signed-in-links"');
+  if (end < 0) throw new TypeError('the users page has no place for its sections');
+  const body = `${BODY.slice(0, end)}${sections.map((section) => section.body).join('')}${BODY.slice(end)}`;
+  const script = `${SCRIPT}${sections.map((section) => section.script).join('')}`;
+  const style = `${STYLE}${sections.map((section) => section.style ?? '').join('')}`;
+  return buildPage({ title: 'Users · Gatehouse', body, script, style, isWide: true }, sha256Base64);
 }

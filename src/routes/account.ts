@@ -35,6 +35,9 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         username: user.username,
         level: user.level,
         groups: user.groups ?? [],
+        // OpenID Connect's e-mail address and display name, when the account has them.
+        ...(user.email === undefined ? {} : { email: user.email, emailVerified: user.emailVerified === true }),
+        ...(user.name === undefined ? {} : { name: user.name }),
         totp: user.totp !== undefined,
         // Times in milliseconds since the epoch, null when none; never a key, token or digest.
         passkeys: (user.passkeys ?? []).map(({ id, name, createdAt, lastUsedAt }) => {

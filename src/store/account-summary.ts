@@ -11,6 +11,9 @@ export interface AccountSummary {
   readonly totp: boolean;
   readonly passkeys: number;
   readonly tokens: number;
+  /** OpenID Connect's e-mail address and display name, present when the account has them. */
+  readonly email?: string;
+  readonly name?: string;
 }
 
 /** The summary of `user`; a stored TOTP is always a confirmed one (a pending set-up lives in memory). */
@@ -22,5 +25,7 @@ export function accountSummaryOf(user: StoredUser): AccountSummary {
     totp: user.totp !== undefined,
     passkeys: user.passkeys?.length ?? 0,
     tokens: user.tokens?.length ?? 0,
+    ...(user.email === undefined ? {} : { email: user.email }),
+    ...(user.name === undefined ? {} : { name: user.name }),
   };
 }
