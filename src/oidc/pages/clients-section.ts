@@ -44,7 +44,6 @@ label.check input{width:auto;margin:0}
 #app-add{margin-top:1rem}
 .uris{font-size:.85rem;overflow-wrap:anywhere}
 #apps .actions{margin-top:.4rem}
-#apps .actions{margin-top:.4rem}
 @media (prefers-color-scheme:dark){textarea{border-color:#475063}}
 `,
   // Uses the users page's helpers (api, tag, parseGroups, say, problem, status).
