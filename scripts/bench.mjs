@@ -49,6 +49,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CLOCK_TICKS_PER_SECOND, commandOf, cpuMicrosPerRequest, cpuTicksOf } from './bench/cpu-time.mjs';
+import { BENCH_ISSUER, runSignCost, setUpOidc } from './bench/oidc.mjs';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(SELF), '..');
@@ -78,6 +79,9 @@ const HELP = `Usage: node scripts/bench.mjs [options]      (npm run bench builds
   --server-cpus LIST    taskset CPU list for services, ceiling and scrypt-alone (default 0)
   --loadgen-cpus LIST   taskset CPU list for load generators and this script (default 1)
   --strict              exit 1 when a target fails
+  --oidc                only the OpenID Connect rows: userinfo and the token endpoint (code
+                        exchange, RS256 and ES256), interleaved with the bare server, and the
+                        signing cost of one id_token alone
   --profile             instead of the benchmark: run the bare node:http server and the
                         10,000-user service under --cpu-prof, each under wrk load (verify with a
                         cookie for the service, 16 connections), and summarise both profiles over
@@ -102,6 +106,7 @@ const { values: opts } = parseArgs({
     'server-cpus': { type: 'string', default: '0' },
     'loadgen-cpus': { type: 'string', default: '1' },
     strict: { type: 'boolean', default: false },
+    oidc: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'profile-dir': { type: 'string', default: '/tmp/prof' },
     'profile-log-level': { type: 'string', default: 'info' },
@@ -159,10 +164,14 @@ async function runLoadgen() {
   const spec = JSON.parse(process.env.BENCH_SPEC ?? '{}');
   const url = new URL(spec.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: spec.conns, maxFreeSockets: spec.conns, scheduling: 'fifo' });
-  const dynamic = typeof spec.body === 'string' && spec.body.includes('{seq}');
+  // A file of request bodies, one per line, each sent once in turn (the token rows' single-use codes).
+  const bodies = typeof spec.bodiesFile === 'string' ? readFileSync(spec.bodiesFile, 'utf8').split('\n').filter((line) => line !== '') : undefined;
+  const dynamic = bodies !== undefined || (typeof spec.body === 'string' && spec.body.includes('{seq}'));
   const staticBody = typeof spec.body === 'string' && !dynamic ? Buffer.from(spec.body) : undefined;
   const baseHeaders = { ...spec.headers };
-  if (spec.body !== undefined) baseHeaders['content-type'] = 'application/json';
+  if ((spec.body !== undefined || bodies !== undefined) && !Object.keys(baseHeaders).some((name) => name.toLowerCase() === 'content-type')) {
+    baseHeaders['content-type'] = 'application/json';
+  }
   if (staticBody !== undefined) baseHeaders['content-length'] = String(staticBody.length);
   const path = `${url.pathname}${url.search}`;
   let seq = 0;
@@ -180,7 +189,7 @@ async function runLoadgen() {
       if (dynamic) {
         seq++;
         const n = spec.seqMod > 0 ? ((seq - 1) % spec.seqMod) + 1 : seq;
-        body = Buffer.from(spec.body.replaceAll('{seq}', String(n)));
+        body = Buffer.from(bodies === undefined ? spec.body.replaceAll('{seq}', String(n)) : bodies[(seq - 1) % bodies.length]);
         headers = { ...baseHeaders, 'content-length': String(body.length) };
       }
       const req = http.request({ agent, host: url.hostname, port: url.port, method: spec.method, path, headers, timeout: spec.timeoutMs }, (res) => {
@@ -409,6 +418,8 @@ function serviceEnv(extra) {
     GATEHOUSE_HASH_QUEUE_PER_NETWORK: THROTTLE_OFF,
     GATEHOUSE_SHUTDOWN_TIMEOUT: '2000',
     GATEHOUSE_LOG_LEVEL: 'info',
+    // OpenID Connect on, for its rows (the issuer is never fetched).
+    GATEHOUSE_PUBLIC_URL: BENCH_ISSUER,
     ...extra,
   };
 }
@@ -498,10 +509,20 @@ async function login(service, username, password) {
 
 const WRK_LUA = `-- written by scripts/bench.mjs; configured through environment variables
 local body = os.getenv("BENCH_BODY") or ""
+local bodiesfile = os.getenv("BENCH_BODIES") or ""
 local seqmod = tonumber(os.getenv("BENCH_SEQ_MOD") or "0") or 0
 wrk.method = os.getenv("BENCH_METHOD") or "GET"
-if body ~= "" then
-  wrk.headers["Content-Type"] = "application/json"
+if bodiesfile ~= "" then
+  -- One body per line, each sent once in turn (single-use codes); the Content-Type comes from -H.
+  local bodies = {}
+  for line in io.lines(bodiesfile) do if line ~= "" then bodies[#bodies + 1] = line end end
+  local counter = 0
+  request = function()
+    counter = counter + 1
+    return wrk.format(nil, nil, nil, bodies[((counter - 1) % #bodies) + 1])
+  end
+elseif body ~= "" then
+  if wrk.headers["Content-Type"] == nil then wrk.headers["Content-Type"] = "application/json" end
   if string.find(body, "{seq}", 1, true) then
     local counter = 0
     request = function()
@@ -530,12 +551,12 @@ let wrkLuaPath;
 let nonce = 0;
 
 /** One segment: { requests, seconds, quantilesMs[1000], non2xx, socketErrors }. */
-async function wrkSegment({ url, conns, seconds, method, headers, body, seqMod, timeoutS }) {
+async function wrkSegment({ url, conns, seconds, method, headers, body, bodiesFile, seqMod, timeoutS }) {
   const args = ['-t1', `-c${conns}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', `${timeoutS}s`, '-s', wrkLuaPath];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   args.push(url);
   const out = await runChild(pinning.loadgen, 'wrk', args, {
-    env: { ...process.env, BENCH_METHOD: method, BENCH_BODY: body ?? '', BENCH_SEQ_MOD: String(seqMod ?? 0) },
+    env: { ...process.env, BENCH_METHOD: method, BENCH_BODY: body ?? '', BENCH_BODIES: bodiesFile ?? '', BENCH_SEQ_MOD: String(seqMod ?? 0) },
   });
   const r = resultLine(out, 'BENCH_WRK');
   // wrk counts a request slower than --timeout as a timeout and does not record its latency.
@@ -548,8 +569,8 @@ async function wrkSegment({ url, conns, seconds, method, headers, body, seqMod, 
   };
 }
 
-async function nodeSegment({ url, conns, seconds, warmupS, method, headers, body, seqMod, timeoutS }) {
-  const spec = { url, conns, warmupMs: warmupS * 1000, durationMs: seconds * 1000, method, headers, body, seqMod, timeoutMs: timeoutS * 1000 };
+async function nodeSegment({ url, conns, seconds, warmupS, method, headers, body, bodiesFile, seqMod, timeoutS }) {
+  const spec = { url, conns, warmupMs: warmupS * 1000, durationMs: seconds * 1000, method, headers, body, bodiesFile, seqMod, timeoutMs: timeoutS * 1000 };
   const out = await runChild(pinning.loadgen, process.execPath, [SELF, '--role', 'loadgen'], { env: { ...process.env, BENCH_SPEC: JSON.stringify(spec) } });
   const r = resultLine(out, 'BENCH_RESULT');
   return { requests: r.requests, seconds: r.seconds, quantilesMs: r.quantilesMs, non2xx: r.non2xx, socketErrors: r.errors };
@@ -671,6 +692,7 @@ async function main() {
   }
   try {
     if (opts.profile) await profileRun();
+    else if (opts.oidc) await oidcRun();
     else await benchRun();
   } finally {
     killEverything();
@@ -789,11 +811,17 @@ async function benchRun() {
       for (const i of indexes) {
         const s = scenarios[i];
         // Rows the pre-warm pass already ran with this very request need no second warm-up.
-        segs[i][round] = await segment({ conns: s.conns, ...s.spec }, { seconds: segmentS, warmupS: round === 0 && s.prewarmed !== true ? warmupS : 0 });
+        // A spec may be made per round (the token rows mint fresh single-use codes for each).
+        const spec = typeof s.spec === 'function' ? await s.spec(round) : s.spec;
+        segs[i][round] = await segment({ conns: s.conns, ...spec }, { seconds: segmentS, warmupS: round === 0 && s.prewarmed !== true ? warmupS : 0 });
       }
     }
     const group = ++groups;
-    for (const [i, s] of scenarios.entries()) addRow(s.key, s.label, s.conns, combine(segs[i]), s.expected, [], group);
+    for (const [i, s] of scenarios.entries()) {
+      addRow(s.key, s.label, s.conns, combine(segs[i]), s.expected, [], group);
+      // The bare row of the same rounds the row's CPU is compared with, when not bare16/bare64.
+      if (s.bareKey !== undefined) rows.get(s.key).bareKey = s.bareKey;
+    }
   };
   const single = async (key, label, conns, spec, expected = 200, { warm = true, seconds = durationS } = {}) => {
     const result = combine([await segment({ conns, ...spec }, { seconds, warmupS: warm ? warmupS : 0 })]);
@@ -837,6 +865,9 @@ async function benchRun() {
     await probe(large, '/api/auth/forward', bearerHeaders, 200);
     await probe(large, '/api/auth/forward', basicHeaders, 200);
   }
+  // OpenID Connect: an RS256 and an ES256 client, an access token for userinfo (each checked once).
+  const oidc = await setUpOidc(large);
+  const userinfoSpec = { url: oidc.userinfoUrl, headers: { Authorization: `Bearer ${oidc.accessToken}` }, pid: large.pid };
   const forwardRows = hasForward
     ? [
         { key: 'forwardCookie16', label: 'forward, valid cookie', conns: 16, spec: { url: `${large.url}/api/auth/forward`, headers: large.cookie, pid: large.pid } },
@@ -865,6 +896,7 @@ async function benchRun() {
     { key: 'error401', label: '401: GET /users, no credentials', conns: 16, spec: { url: `${large.url}/api/auth/users`, pid: large.pid }, expected: 401 },
     { key: 'error403', label: '403: GET /users as a USER', conns: 16, spec: { url: `${large.url}/api/auth/users`, headers: userCookie, pid: large.pid }, expected: 403 },
     { key: 'error404', label: '404: unknown path', conns: 16, spec: { url: `${large.url}/api/auth/no-such-path`, headers: large.cookie, pid: large.pid }, expected: 404 },
+    { key: 'userinfo16', label: 'OpenID Connect userinfo, Bearer access token', conns: 16, spec: userinfoSpec },
   ]);
   await stopService(smallTwin);
   await interleaved([
@@ -874,6 +906,7 @@ async function benchRun() {
     { key: 'largeTwinVerify64', label: `verify, valid cookie, ${U} users, twin process`, conns: 64, spec: verify(largeTwin) },
   ]);
   memory.twin = await stopService(largeTwin);
+  await tokenGroup({ oidc, service: large, bareSpec, bareLabel, interleaved, segment, warmupS });
   // Rows only the status check reads run shorter, to keep the whole run under three minutes.
   const brief = { seconds: Math.min(3, durationS) };
   await single('emptyVerify16', 'verify, no users (initialUser)', 16, { url: `${empty.url}/api/auth/verify`, pid: empty.pid }, 200, brief);
@@ -920,7 +953,48 @@ async function benchRun() {
   await stopChild(ceilingChild);
   await stopChild(bare.child);
 
-  report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, cost, segmentS, hasForward });
+  const signCost = await signCostAlone();
+  report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, cost, segmentS, hasForward, signCost });
+}
+
+/**
+ * The token endpoint rows: a code exchange (client authentication, the code spent, an access token
+ * made, the id_token signed) with RS256 and ES256, interleaved with the bare server. A code is good
+ * once, so every segment gets fresh ones (minted through authorize before the segment, outside its
+ * CPU reading); the rows are warmed up on codes of their own first.
+ */
+async function tokenGroup({ oidc, service, bareSpec, bareLabel, interleaved, segment, warmupS }) {
+  // More codes than a segment can use on this kind of machine; a row that ran out would show 400s.
+  const budget = { RS256: 3000, ES256: 8000 };
+  const codesFile = (alg, round) => join(tempRoot, `codes-${alg}-${round}.txt`);
+  const tokenSpec = (alg) => async (round) => ({
+    url: oidc.tokenUrl, method: 'POST', headers: oidc.tokenHeaders(alg), pid: service.pid,
+    bodiesFile: await oidc.mintBodiesFile(alg, budget[alg], codesFile(alg, round)),
+  });
+  for (const alg of ['RS256', 'ES256']) {
+    const warm = { url: oidc.tokenUrl, method: 'POST', headers: oidc.tokenHeaders(alg), bodiesFile: await oidc.mintBodiesFile(alg, budget[alg], codesFile(alg, 'warm')) };
+    await segment({ conns: 16, ...warm }, { seconds: Math.max(1, warmupS), warmupS: 0 });
+  }
+  await interleaved([
+    { key: 'bareToken16', label: bareLabel, conns: 16, spec: bareSpec, prewarmed: true },
+    { key: 'tokenRs16', label: 'OpenID Connect token: code exchange, RS256 id_token', conns: 16, spec: tokenSpec('RS256'), prewarmed: true, bareKey: 'bareToken16' },
+    { key: 'tokenEs16', label: 'OpenID Connect token: code exchange, ES256 id_token', conns: 16, spec: tokenSpec('ES256'), prewarmed: true, bareKey: 'bareToken16' },
+  ]);
+}
+
+/** Signing one id_token alone (the service's own code, on the service's CPU): µs of CPU per signature, and per verification. */
+async function signCostAlone() {
+  const out = await runChild(pinning.server, process.execPath, [SELF, '--role', 'sign'], { env: { ...process.env, BENCH_DIST: dirname(CLI) } });
+  return resultLine(out, 'BENCH_RESULT');
+}
+
+/** The signing cost's line of the report. */
+function signCostLine(signCost) {
+  const one = (alg) => {
+    const x = signCost.results[alg];
+    return `${alg} ${fmtMicros(x.sign.cpuMicros)} µs to sign, ${fmtMicros(x.verify.cpuMicros)} µs to verify (${x.bytes} B)`;
+  };
+  return `id_token signing alone (dist/oidc/jws.js, a fresh key, ${signCost.count} times each, CPU time): ${one('RS256')}; ${one('ES256')}`;
 }
 
 function median(values) {
@@ -946,7 +1020,7 @@ function fmtMiB(m) {
   return m === undefined || !Number.isFinite(m.hwmMiB) ? 'n/a' : `${m.hwmMiB.toFixed(1)} MiB`;
 }
 
-function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, cost, segmentS, hasForward }) {
+function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, cost, segmentS, hasForward, signCost }) {
   const row = (key) => rows.get(key);
   const r = (key) => rows.get(key).result;
   const ceilingRps = { 16: r('ceiling16').rps, 64: r('ceiling64').rps };
@@ -985,11 +1059,12 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   const bareCpu = { 16: cpuOf(row('bare16')), 64: cpuOf(row('bare64')) };
   /** bare µs / row µs: per round (median) for rows measured in the bare server's rounds, else against its median. */
   const cpuRatioOf = (x) => {
-    const bareKey = `bare${x.conns}`;
+    const bareKey = x.bareKey ?? `bare${x.conns}`;
     if (isPaired(x.key, bareKey)) return median(x.result.cpuSegments.map((us, round) => r(bareKey).cpuSegments[round] / us));
     return bareCpu[x.conns] / cpuOf(x);
   };
-  const order = ['bare16', 'ceiling16', 'largeVerify16', 'smallVerify16', 'smallTwinVerify16', 'largeTwinVerify16', 'forwardCookie16', 'forwardToken16', 'forwardBearer16', 'forwardBasic16', 'largeVerifyQuery16', 'error401', 'error403', 'error404',
+  const order = ['bare16', 'ceiling16', 'largeVerify16', 'smallVerify16', 'smallTwinVerify16', 'largeTwinVerify16', 'forwardCookie16', 'forwardToken16', 'forwardBearer16', 'forwardBasic16', 'largeVerifyQuery16', 'error401', 'error403', 'error404', 'userinfo16',
+    'bareToken16', 'tokenRs16', 'tokenEs16',
     'bare64', 'ceiling64', 'largeVerify64', 'largeTwinVerify64', 'emptyVerify16', 'largeVerify401',
     'smallList16', 'largeList16', 'loginOk', 'loginBad', 'stormBaseline16', 'stormVerify16', 'stormLogins', 'register'];
   const header = ['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'ratio', 'CPU µs/req', 'bare/CPU', 'notes'];
@@ -1052,6 +1127,7 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push(`  twins (same code and data), per round: ${U} users ${fmtPaired(pairedRatio('largeVerify16', 'largeTwinVerify16'))}; 10 users ${fmtPaired(pairedRatio('smallVerify16', 'smallTwinVerify16'))}`);
   const stormRatio = r('stormVerify16').rps / r('stormBaseline16').rps;
   out.push(`verify @16 during a 16-client login storm: ${fmtInt(r('stormVerify16').rps)} vs ${fmtInt(r('stormBaseline16').rps)} req/s without it (measured before and after) -> ${stormRatio.toFixed(3)}; p99 ${fmtMs(r('stormVerify16').p99)} ms (without ${fmtMs(r('stormBaseline16').p99)} ms); the storm completed ${r('stormLogins').rps.toFixed(2)} logins/s`);
+  out.push(signCostLine(signCost));
   out.push(`peak RSS (VmHWM) of the service: ${U} users after the login storm ${fmtMiB(memory.largeAfterStorm)}, at exit ${fmtMiB(memory.large)} (after list users and register too); ${U} users, twin, verify only ${fmtMiB(memory.twin)}; 10 users ${fmtMiB(memory.small)}; no users ${fmtMiB(memory.empty)}`);
   out.push('');
 
@@ -1070,6 +1146,7 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   for (const [key, text] of [['error401', '401 (GET /users, no credentials)'], ['error403', '403 (GET /users as a USER)'], ['error404', '404 (unknown path)']]) {
     target(cpuTarget([key]) >= 0.6, `CPU: ${text} on kept-alive connections @16 >= 0.6 of bare node:http: ${cpuRatioText(cpuTarget([key]))}`);
   }
+  target(cpuTarget(['userinfo16']) >= 0.6, `CPU: OpenID Connect userinfo with a Bearer access token @16 >= 0.6 of bare node:http: ${cpuRatioText(cpuTarget(['userinfo16']))}`);
   for (const conns of [16, 64]) {
     const ratio = hotPath(conns).median;
     target(ratio >= 0.6, `verify with a valid cookie @${conns} (${U} users, log info, two processes) >= 0.6 of the ceiling: ${ratio.toFixed(2)}`);
@@ -1095,6 +1172,63 @@ function report({ env, rows, memory, scryptAlone, userCount, hashConcurrency, co
   out.push(`bench wall time ${((performance.now() - t0) / 1000).toFixed(1)} s (build not included)`);
   process.stdout.write(`${out.join('\n')}\n`);
   if (opts.strict && targets.some((t) => t.ok === false)) process.exitCode = 1;
+}
+
+// ----- --oidc -----
+
+/**
+ * Only the OpenID Connect rows, on one 10,000-user service: userinfo and the code exchange (RS256
+ * and ES256), each interleaved with the bare server as the full run measures them, and the
+ * signing cost alone. For checking these rows without the whole benchmark.
+ */
+async function oidcRun() {
+  const env = await prepare();
+  const { secret, config } = env;
+  const userCount = Number(opts.users);
+  const { warmupS, rounds } = settings;
+  const segmentS = loadgenKind === 'wrk' ? Math.max(1, Math.round(settings.segmentS)) : settings.segmentS;
+  const dir = join(tempRoot, 'oidc');
+  makeDataDir(dir, userCount, await hashLikeService(PASSWORD, config.scryptCost));
+  const service = await startService('oidc', dir, { secret });
+  const bare = await startBare();
+  const oidc = await setUpOidc(service);
+  const bareSpec = { url: `${bare.url}/`, headers: service.cookie, pid: bare.pid };
+  const rows = new Map();
+  const interleaved = async (scenarios) => {
+    const segs = scenarios.map(() => []);
+    for (let round = 0; round < rounds; round++) {
+      const indexes = scenarios.map((_, i) => i);
+      if (round % 2 === 1) indexes.reverse();
+      for (const i of indexes) {
+        const s = scenarios[i];
+        const spec = typeof s.spec === 'function' ? await s.spec(round) : s.spec;
+        segs[i][round] = await segment({ conns: s.conns, ...spec }, { seconds: segmentS, warmupS: round === 0 && s.prewarmed !== true ? warmupS : 0 });
+      }
+    }
+    for (const [i, s] of scenarios.entries()) rows.set(s.key, { ...s, result: combine(segs[i]) });
+  };
+  log(`loadgen ${loadgenKind}; pinning ${pinning.enabled ? `service CPU ${pinning.server}, loadgen CPU ${pinning.loadgen}` : 'off'}`);
+  await interleaved([
+    { key: 'bare16', label: 'bare node:http', conns: 16, spec: bareSpec },
+    { key: 'userinfo16', label: 'userinfo, Bearer access token', conns: 16, spec: { url: oidc.userinfoUrl, headers: { Authorization: `Bearer ${oidc.accessToken}` }, pid: service.pid } },
+  ]);
+  await tokenGroup({ oidc, service, bareSpec, bareLabel: 'bare node:http', warmupS, segment, interleaved });
+  const signCost = await signCostAlone();
+  await stopService(service);
+  await stopChild(bare.child);
+  const perRound = (key, bareKey) => median(rows.get(key).result.cpuSegments.map((us, round) => rows.get(bareKey).result.cpuSegments[round] / us));
+  const out = ['', `Gatehouse OpenID Connect rows — ${os.cpus()[0]?.model?.trim() ?? 'CPU'}, ${env.cpus} CPUs, node ${process.version}, ${new Date().toISOString()}, ${loadgenKind}, ${rounds} rounds of ${segmentS} s, ${fmtInt(userCount)} users`];
+  out.push(`${'row'.padEnd(52)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'CPU µs/req'.padStart(10)} ${'bare/CPU'.padStart(8)}  notes`);
+  for (const [key, bareKey] of [['bare16', 'bare16'], ['userinfo16', 'bare16'], ['bareToken16', 'bareToken16'], ['tokenRs16', 'bareToken16'], ['tokenEs16', 'bareToken16']]) {
+    const x = rows.get(key);
+    const notes = x.result.non2xx > 0 ? `UNEXPECTED: ${x.result.non2xx} responses >399` : '';
+    out.push(`${x.label.padEnd(52)} ${fmtInt(x.result.rps).padStart(8)} ${fmtMs(x.result.p50).padStart(7)} ${fmtMs(x.result.p99).padStart(7)} ${fmtMicros(median(x.result.cpuSegments)).padStart(10)} ${perRound(key, bareKey).toFixed(2).padStart(8)}  ${notes}`);
+  }
+  out.push(signCostLine(signCost));
+  const userinfoRatio = perRound('userinfo16', 'bare16');
+  out.push(`target: CPU: userinfo @16 >= 0.6 of bare node:http: ${userinfoRatio.toFixed(2)} ${userinfoRatio >= 0.6 ? 'PASS' : 'FAIL'}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+  if (opts.strict && userinfoRatio < 0.6) process.exitCode = 1;
 }
 
 // ----- --profile -----
@@ -1192,7 +1326,8 @@ async function profileRun() {
 if (opts.role === 'ceiling') runCeiling();
 else if (opts.role === 'loadgen') await runLoadgen();
 else if (opts.role === 'scrypt') await runScryptAlone();
+else if (opts.role === 'sign') await runSignCost(process.env.BENCH_DIST ?? join(ROOT, 'dist'), 2000);
 else if (opts.help) process.stdout.write(HELP);
 else await main();
 // A legitimate login's latency during a 64-address storm (its own script and service).
-if (opts.role === undefined && !opts.help && !opts.profile) spawnSync(process.execPath, [join(ROOT, 'scripts', 'bench', 'login-fairness.mjs')], { stdio: 'inherit' });
+if (opts.role === undefined && !opts.help && !opts.profile && !opts.oidc) spawnSync(process.execPath, [join(ROOT, 'scripts', 'bench', 'login-fairness.mjs')], { stdio: 'inherit' });
