@@ -13,6 +13,8 @@ import { DOCTOR_HELP } from '../../src/cli/doctor.js';
 import { FLOOD_TOKEN_HELP } from '../../src/cli/flood-token.js';
 import { SECRET_HELP, USERS_HELP } from '../../src/cli/offline.js';
 import { TOKENS_HELP } from '../../src/cli/tokens.js';
+import { CLIENTS_HELP } from '../../src/oidc/cli/clients-command.js';
+import { KEYS_HELP } from '../../src/oidc/cli/keys-command.js';
 import { SETTINGS } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -239,7 +241,10 @@ describe('documentation of the command line', () => {
   it('every gatehouse command shown in a code block names a real command and only its flags', () => {
     const cliSource = read('src/cli.ts');
     const commands = new Set([...cliSource.matchAll(/^ {2}'?([a-z-]+)'?: \w+Command,$/gm)].map((match) => match[1] ?? ''));
-    const helpOf: Record<string, string> = { serve: SERVE_HELP, users: USERS_HELP, secret: SECRET_HELP, 'flood-token': FLOOD_TOKEN_HELP, doctor: DOCTOR_HELP, tokens: TOKENS_HELP };
+    const helpOf: Record<string, string> = {
+      serve: SERVE_HELP, users: USERS_HELP, secret: SECRET_HELP, 'flood-token': FLOOD_TOKEN_HELP, doctor: DOCTOR_HELP, tokens: TOKENS_HELP,
+      clients: CLIENTS_HELP, keys: KEYS_HELP,
+    };
     const usersCommands = new Set([...USERS_HELP.matchAll(/^ {2}([a-z-]+)\b/gm)].map((match) => match[1] ?? ''));
     const problems: string[] = [];
     let checked = 0;
@@ -259,6 +264,8 @@ describe('documentation of the command line', () => {
         if (command === 'users' && !usersCommands.has(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no users command ${args[0]}`);
         if (command === 'tokens' && !['add', 'list', 'revoke'].includes(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no tokens command ${args[0]}`);
         if (command === 'secret' && args[0] !== 'rotate') problems.push(`${file}: ${line.trim()}: secret takes rotate`);
+        if (command === 'keys' && args[0] !== 'rotate') problems.push(`${file}: ${line.trim()}: keys takes rotate`);
+        if (command === 'clients' && !['add', 'list', 'remove', 'secret'].includes(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no clients command ${args[0]}`);
         for (const arg of args) {
           const flag = /^--[a-z-]+/.exec(arg)?.[0];
           if (flag !== undefined && !help.includes(flag)) problems.push(`${file}: ${line.trim()}: gatehouse ${command} has no ${flag}`);
