@@ -8,6 +8,7 @@ import { totpCode } from '../../src/auth/totp.js';
 import { CLEARED_COOKIE, CONFIGS, uniqueName } from './api.js';
 import { hasPasskey, hasTotp, isCrossSite, type Cell, type Counted, type FactorState, type GateAsks } from './access-model.js';
 import type { BareServer, CredentialMaterial, TrackedAccount, World } from './access-world.js';
+import { OIDC_FIXTURES } from './access-fixtures-oidc.js';
 import { newAuthenticator, requestOptions } from './passkeys.js';
 import { CLIENT_SETTINGS, type RequestOptions, type TestResponse } from './server.js';
 import type { SoftAuthenticator } from './soft-authenticator.js';
@@ -332,7 +333,10 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
         summary: '200 the summary',
         check(res, run) {
           const body = assertJson(res, 200, 'none');
-          assert.deepEqual(Object.keys(body).sort(), ['groups', 'level', 'passkeys', 'tokens', 'totp', 'username']);
+          // E-mail address and name only once set (updateProfile sets the caller's own).
+          const optional = ['email', 'name'];
+          assert.deepEqual(Object.keys(body).filter((key) => !optional.includes(key)).sort(), ['groups', 'level', 'passkeys', 'tokens', 'totp', 'username']);
+          for (const key of optional) if (key in body) assert.equal(typeof body[key], 'string');
           if (run.isSelf) assert.deepEqual([body['username'], body['totp']], [run.caller.username, hasTotp(run.factors)]);
         },
       }),
@@ -616,4 +620,6 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
       request: () => ({ options: { path: '/api/auth/logout' } }),
     }],
   },
+  // OpenID Connect (test/helpers/access-fixtures-oidc.ts).
+  ...OIDC_FIXTURES,
 };
