@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // Crash test: runs the BUILT service (dist/cli.js) as a child process on 127.0.0.1,
 // drives concurrent registrations, updates (password, level, client, rename) and deletions,
-// SIGKILLs it at a random moment, restarts it on the same data directory and checks, after
-// every restart:
-//   - users.json (and users.json.prev) parse and are valid;
+// sign-ins and ends of sessions, SIGKILLs it at a random moment, restarts it on the same data
+// directory and checks, after every restart:
+//   - users.json (and users.json.prev) parse and are valid; so does sessions.json (and .prev);
 //   - every change answered 200 before the kill is in the file (an expected model is kept);
 //     a change whose answer never arrived is "unknown": the file may hold it before or after,
 //     but as a whole (a rename is both names or neither);
 //   - nothing answered with an error is in the file;
+//   - every session whose end was answered 200 is refused (verify 401), and every session whose
+//     sign-in was answered 200 (of an account whose credentials have not changed since, and not
+//     ended) still opens (verify 200);
 //   - the service starts, answers verify, and lists exactly the users in the file.
 //
 //   node scripts/crash-test.mjs [--cycles N] [--seed S] [--verbose] [--keep] [--cli dist/cli.js]
@@ -63,6 +66,9 @@ function startService(cliPath, dataDir) {
         GATEHOUSE_SCRYPT: '1024,8,1',
         GATEHOUSE_LOG_LEVEL: 'info',
         GATEHOUSE_HASH_QUEUE: '10000',
+        // Every sign-in comes from 127.0.0.1: the per-client share of the hash queue must hold them all.
+        GATEHOUSE_HASH_QUEUE_PER_CLIENT: '10000',
+        GATEHOUSE_HASH_QUEUE_PER_NETWORK: '10000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -162,6 +168,25 @@ function readUsersFile(path) {
   return users;
 }
 
+/** Reads sessions.json as a careful operator would: parses, format 1, records with ids. Throws with a reason. */
+function readSessionsFile(path) {
+  const document = JSON.parse(readFileSync(path, 'utf8'));
+  if (document?.format !== 1 || !Array.isArray(document.sessions) || !Array.isArray(document.lastSignIns)) throw new Error('not a format 1 sessions file');
+  for (const [index, record] of document.sessions.entries()) {
+    if (typeof record?.id !== 'string' || typeof record.username !== 'string') throw new Error(`sessions[${index}] has no id or username`);
+  }
+  return document;
+}
+
+/** The session id (`ses`) a token we issued carries. */
+function sessionIdOf(token) {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')).ses;
+  } catch {
+    return undefined;
+  }
+}
+
 const verifiedHashes = new Map();
 
 /** True when `hash` (our `$scrypt$ln=..,r=..,p=..$salt$key` format) is a hash of `password`. */
@@ -220,7 +245,7 @@ export async function runCrashTest(options = {}) {
   const usersPath = join(dataDir, 'users.json');
   const failures = [];
   const counts = { lost: 0, corrupt: 0, other: 0 };
-  const stats = { acknowledged: 0, refused: 0, unknown: 0, resolvedBefore: 0, resolvedAfter: 0, kills: 0, maxStaleTemps: 0 };
+  const stats = { acknowledged: 0, refused: 0, unknown: 0, resolvedBefore: 0, resolvedAfter: 0, kills: 0, maxStaleTemps: 0, signIns: 0, sessionEnds: 0, sessionsChecked: 0 };
   const fail = (kind, cycle, detail) => {
     counts[kind] += 1;
     failures.push({ kind, cycle, detail });
@@ -231,6 +256,16 @@ export async function runCrashTest(options = {}) {
   const model = new Map();
   /** Changes sent but never answered: {names, before: Map, after: Map, what}. */
   let unknown = [];
+  /**
+   * Sessions signed in with an answer: {name, token, id, state}. state 'live' (must open after a
+   * restart), 'ended' (its end was answered 200: must be refused), 'busy' (a request on it is in
+   * flight); a session of an account whose credentials changed, or whose end got no answer, is dropped.
+   */
+  let sessions = [];
+  const signInAttempts = new Map();
+  const dropSessionsOf = (name) => {
+    sessions = sessions.filter((session) => session.name !== name || session.state === 'ended');
+  };
   const busy = new Set();
   let serial = 0;
   const freshName = () => {
@@ -267,6 +302,15 @@ export async function runCrashTest(options = {}) {
         readUsersFile(previousPath);
       } catch (error) {
         fail('corrupt', cycle, `users.json.prev is unusable: ${error.message}`);
+      }
+    }
+    for (const name of ['sessions.json', 'sessions.json.prev']) {
+      if (!existsSync(join(dataDir, name))) continue;
+      try {
+        readSessionsFile(join(dataDir, name));
+      } catch (error) {
+        fail('corrupt', cycle, `${name} is unusable: ${error.message}`);
+        return false;
       }
     }
     const temps = readdirSync(dataDir).filter((name) => name.endsWith('.tmp'));
@@ -341,7 +385,69 @@ export async function runCrashTest(options = {}) {
     if (listed.size !== fileLevels.size || [...fileLevels].some(([name, level]) => listed.get(name) !== level)) {
       fail('other', cycle, `the service lists ${listed.size} users that differ from the ${fileLevels.size} in users.json`);
     }
+    // 5. Sessions: an acknowledged end stays ended; an acknowledged sign-in still opens.
+    for (const session of sessions) {
+      const answer = await send(service.port, service.agent, 'GET', '/api/auth/verify', undefined, session.token);
+      stats.sessionsChecked += 1;
+      const expected = session.state === 'ended' ? 401 : 200;
+      if (answer.status !== expected) {
+        const what = session.state === 'ended' ? 'an acknowledged end of a session was lost: its token is accepted again' : 'an acknowledged sign-in was lost: its token is refused';
+        fail('lost', cycle, `${what} (session ${session.id} of ${JSON.stringify(session.name)}; verify answered ${answer.status ?? answer.error})`);
+      }
+      session.checks = (session.checks ?? 0) + 1;
+    }
+    // An ended session checked over a few restarts has made its point; the list stays short.
+    sessions = sessions.filter((session) => session.state !== 'ended' || session.checks < 3);
     return true;
+  }
+
+  /** A sign-in of an account whose password the model knows, or the end of a session; resolves when answered or not. */
+  async function operateOnSessions(kind) {
+    const port = service.port;
+    const agent = service.agent;
+    if (kind === 'sign-in') {
+      const candidates = [...model.keys()].filter((name) => name !== ADMIN && !busy.has(name) && !unknown.some((change) => change.names.includes(name)) && !model.get(name).password.startsWith('(unknown'));
+      const name = candidates.length > 0 ? random.pick(candidates) : undefined;
+      // Every attempt may have made a record (an unanswered one too): staying under the limit of 64
+      // sessions per account keeps the oldest from being ended by it.
+      if (name === undefined || (signInAttempts.get(name) ?? 0) >= 40) return;
+      signInAttempts.set(name, (signInAttempts.get(name) ?? 0) + 1);
+      busy.add(name);
+      try {
+        const answer = await send(port, agent, 'POST', '/api/auth/authenticate', { username: name, password: model.get(name).password });
+        if (answer.status === undefined) return;
+        const token = (answer.headers?.['set-cookie'] ?? []).map((line) => /^jwt=([^;]+)/.exec(line)?.[1]).find((value) => value !== undefined);
+        if (answer.status !== 200 || token === undefined) {
+          fail('other', cycle, `sign-in of ${JSON.stringify(name)} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+          return;
+        }
+        stats.signIns += 1;
+        sessions.push({ name, token, id: sessionIdOf(token), state: 'live' });
+      } finally {
+        busy.delete(name);
+      }
+      return;
+    }
+    const live = sessions.filter((session) => session.state === 'live' && !busy.has(session.name));
+    if (live.length === 0) return;
+    const target = random.pick(live);
+    // Ended from itself, or from another live session of the same account.
+    const others = live.filter((session) => session.name === target.name && session !== target);
+    const by = others.length > 0 && random.chance(0.5) ? random.pick(others) : target;
+    target.state = 'busy';
+    const answer = await send(port, agent, 'DELETE', `/api/auth/account/sessions/${encodeURIComponent(target.id)}`, undefined, by.token);
+    // A change of the account's credentials while this was under way ended its sessions (and dropped
+    // them here): then no answer is wrong, a 404 (no live session) or 401 least of all.
+    if (!sessions.includes(target)) return;
+    if (answer.status === 200) {
+      target.state = 'ended';
+      stats.sessionEnds += 1;
+    } else if (answer.status === undefined) {
+      sessions = sessions.filter((session) => session !== target);
+    } else {
+      fail('other', cycle, `ending session ${target.id} of ${JSON.stringify(target.name)} answered ${answer.status} ${JSON.stringify(answer.body)}`);
+      sessions = sessions.filter((session) => session !== target);
+    }
   }
 
   // One operation, chosen at random among those possible now. Resolves when answered or not.
@@ -362,7 +468,9 @@ export async function runCrashTest(options = {}) {
       ['rename-onto-taken', 3],
       ['patch-missing', 2],
       ['delete-missing', 2],
-    ].filter(([kind]) => present.length > 1 || ['register', 'bad-register', 'patch-missing', 'delete-missing'].includes(kind));
+      ['sign-in', 20],
+      ['end-session', sessions.some((session) => session.state === 'live') ? 20 : 0],
+    ].filter(([kind]) => present.length > 1 || ['register', 'bad-register', 'patch-missing', 'delete-missing', 'sign-in', 'end-session'].includes(kind));
     const total = kinds.reduce((sum, [, weight]) => sum + weight, 0);
     let roll = random.next() * total;
     let kind = kinds[0][0];
@@ -373,6 +481,7 @@ export async function runCrashTest(options = {}) {
         break;
       }
     }
+    if (kind === 'sign-in' || kind === 'end-session') return operateOnSessions(kind);
     const target = present.length > 0 ? random.pick(present) : undefined;
     const path = (name) => `/api/auth/users/${encodeURIComponent(name)}`;
 
@@ -386,6 +495,8 @@ export async function runCrashTest(options = {}) {
     const names = [];
     const lock = (...list) => {
       for (const name of list) {
+        // Any change but the client settings may end the account's sessions: they are no longer checked.
+        if (kind !== 'client') dropSessionsOf(name);
         busy.add(name);
         names.push(name);
         before.set(name, model.get(name) ?? null);
@@ -610,6 +721,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
       const { stats } = result;
       console.log(
         `acknowledged ${stats.acknowledged}, refused as expected ${stats.refused}, unanswered ${stats.unknown} ` +
+          `sign-ins ${stats.signIns}, session ends ${stats.sessionEnds}, session checks ${stats.sessionsChecked} ` +
           `(found applied ${stats.resolvedAfter}, not applied ${stats.resolvedBefore}); stale temp files at most ${stats.maxStaleTemps}; ${result.seconds.toFixed(1)} s`,
       );
       if (result.other > 0) console.log(`${result.other} other failures (see FAIL lines above)`);

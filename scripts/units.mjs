@@ -69,6 +69,11 @@ export const UNITS = Object.freeze([
     paths: ['src/oidc/'],
   },
   {
+    name: 'sessions people see',
+    holds: 'the routes that list and end sessions, the browser\'s name from User-Agent, and what logging out ends; the records and the check every request makes of them are the core\'s',
+    paths: ['src/routes/sessions.ts', 'src/routes/browser-name.ts', 'src/auth/logout.ts'],
+  },
+  {
     name: 'invitations and reset links',
     holds: 'single-use links that make an account or set a new password, their file, routes and pages',
     paths: ['src/invitations/'],

@@ -11,6 +11,7 @@ import { loadOrCreateSecretFile, readSecretFile, secretFromEnvironment } from '.
 import { assertRoutesFollowTable } from './auth/access.js';
 import { createJudge } from './auth/judge.js';
 import { createSessionChecker } from './auth/session.js';
+import { openSessionRecords } from './auth/session-records.js';
 import { createMachineTokenVerifier } from './auth/machine-tokens.js';
 import { openTotpAccounts } from './auth/totp-start.js';
 import type { Config } from './config.js';
@@ -28,6 +29,8 @@ import { healthRoutes } from './routes/health.js';
 import { logoutPageRoutes } from './routes/logout-page.js';
 import { probeRoutes } from './routes/probe.js';
 import { createSessionCookies } from './routes/session-cookie.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { openInvitations } from './invitations/unit.js';
 import { buildLoginPage } from './routes/login-page.js';
 import { buildAccountPage } from './pages/account.js';
 import { openProvider } from './oidc/provider.js';
@@ -104,10 +107,11 @@ export async function startServer(config: Config, options: ServerOptions) {
     let isStopping = false;
     void lock.lost.then(() => (isStopping = true));
     const totp = await openTotpAccounts({ config, fs, store, logger });
-    const session = createSessionChecker({ codec, store, revocations, nowSeconds: () => Math.floor(now() / 1000) });
+    const sessions = await openSessionRecords({ fs, dataDir: config.dataDir, users: store, logger, nowSeconds: () => Math.floor(now() / 1000) });
+    const session = createSessionChecker({ codec, store, revocations, sessions, nowSeconds: () => Math.floor(now() / 1000) });
     const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
     const throttle = createLoginThrottle(config.throttle);
-    const cookies = createSessionCookies({ config, codec, proxyTrust, now });
+    const cookies = createSessionCookies({ config, codec, proxyTrust, sessions, logger, now });
     const relyingParties = relyingPartiesOf(config);
     // Passkeys need accounts: with authMethod "none" there are none, and nothing to say.
     const isPasskeyOffered = config.authMethod !== 'none' && relyingParties.offReason === undefined;
@@ -127,10 +131,12 @@ export async function startServer(config: Config, options: ServerOptions) {
     });
     // What the route groups are built from; each takes the part it needs.
     const deps = {
-      config, store, codec, session, judge, hasher, throttle, revocations, logger, proxyTrust, totp, cookies, now,
+      config, store, codec, session, judge, hasher, throttle, revocations, sessions, logger, proxyTrust, totp, cookies, now,
     };
     // OpenID Connect (src/oidc/): only with --public-url, its issuer, and accounts to sign in with.
     const provider = config.authMethod === 'none' ? undefined : await openProvider({ ...deps, fs, sha256Base64 });
+    // Invitations and reset links make accounts: authMethod "none" has none.
+    const invitations = config.authMethod === 'none' ? undefined : await openInvitations({ ...deps, fs, sha256Base64 });
     const apiRoutes = [
       ...authRoutes({ ...deps, offlineInstruction }),
       ...accountRoutes(deps),
@@ -154,12 +160,16 @@ export async function startServer(config: Config, options: ServerOptions) {
       ...(config.authMethod === 'none'
         ? []
         : [
-            ...pageRoutes('usersPage', buildUsersPage(sha256Base64, provider?.usersSections)),
+            ...pageRoutes('usersPage', buildUsersPage(sha256Base64, [
+              ...(invitations === undefined ? [] : [invitations.usersPage]), ...(provider?.usersSections ?? []),
+            ])),
             ...passkeyRoutes({
               ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), relyingParties,
             }),
             ...logoutPageRoutes(deps, sha256Base64),
             ...(provider?.routes ?? []),
+            ...sessionRoutes(deps),
+            ...(invitations?.routes ?? []),
           ]),
     ];
     const rootRoutes = healthRoutes(() => isStopping);
@@ -219,7 +229,9 @@ export async function startServer(config: Config, options: ServerOptions) {
         server.closeAllConnections();
         // Handlers cut off by the timeout may still be hashing: no write may land after the lock
         // goes. Bounded, so that timeout plus this stays inside a container's 10 s stop.
-        const finalWrites = Promise.all([store.close(), revocations?.close(), hasher.close(), provider?.close()]).then(() => true);
+        const finalWrites = Promise.all([
+          store.close(), revocations?.close(), sessions.close(), invitations?.close(), hasher.close(), provider?.close(),
+        ]).then(() => true);
         let timer: NodeJS.Timeout | undefined;
         const isClean = await Promise.race([
           finalWrites,

@@ -117,6 +117,25 @@ export const ACCESS = Object.freeze({
   // A machine token passes `tokens=1` with no second factor: an administrator needs two factors to make one.
   makeMachineToken: row('POST', '/api/auth/account/tokens', WAY_IN, { adminTwoFactor: true }),
 
+  // Sessions (INTERFACE.md "Accounts people look after themselves"): reading and ending one's own
+  // is taking access away, so any session of the account; another account's, administrators.
+  listOwnSessions: row('GET', '/api/auth/account/sessions', ACCOUNT, { crossSite: 'allowed', body: 'none' }),
+  endOwnSession: row('DELETE', '/api/auth/account/sessions/:id', ACCOUNT, { body: 'none' }),
+  listUserSessions: row('GET', '/api/auth/users/:username/sessions', ADMINISTRATOR, { crossSite: 'allowed', body: 'none' }),
+  endUserSession: row('DELETE', '/api/auth/users/:username/sessions/:id', ADMINISTRATOR, { body: 'none' }),
+  endUserSessions: row('DELETE', '/api/auth/users/:username/sessions', ADMINISTRATOR, { body: 'none' }),
+
+  // Invitations and reset links: administrators make them; whoever holds a link's secret uses it,
+  // under the login throttle. A reset link gives a way in: two factors once the administrator has one.
+  makeInvitation: row('POST', '/api/auth/invites', ADMINISTRATOR),
+  listInvitations: row('GET', '/api/auth/invites', ADMINISTRATOR, { crossSite: 'allowed', body: 'none' }),
+  withdrawInvitation: row('DELETE', '/api/auth/invites/:id', ADMINISTRATOR, { body: 'none' }),
+  checkInvitation: row('POST', '/api/auth/join/check', ANYONE, { crossSite: 'refused', body: 'json' }),
+  join: row('POST', '/api/auth/join', ANYONE, { crossSite: 'refused', body: 'json' }),
+  makeResetLink: row('POST', '/api/auth/users/:username/reset-link', ADMINISTRATOR, { factors: 'two-once-enrolled' }),
+  checkResetLink: row('POST', '/api/auth/reset/check', ANYONE, { crossSite: 'refused', body: 'json' }),
+  reset: row('POST', '/api/auth/reset', ANYONE, { crossSite: 'refused', body: 'json' }),
+
   // Signing in with a passkey.
   passkeySignInOptions: row('POST', '/api/auth/passkey/options', ANYONE, { crossSite: 'refused', body: 'json' }),
   passkeySignIn: row('POST', '/api/auth/passkey', ANYONE, { crossSite: 'refused', body: 'json' }),
@@ -132,6 +151,8 @@ export const ACCESS = Object.freeze({
   signInPage: row('GET', '/login', PAGE),
   accountPage: row('GET', '/gatehouse/account', PAGE),
   usersPage: row('GET', '/gatehouse/users', PAGE),
+  joinPage: row('GET', '/gatehouse/join', PAGE),
+  resetPage: row('GET', '/gatehouse/reset', PAGE),
   // Signs out a same-origin navigation; a cross-site or same-site one gets a page with a button.
   signOutPage: row('GET', '/logout', PAGE, { caller: 'optional', crossSite: 'page' }),
 

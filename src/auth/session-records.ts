@@ -19,7 +19,7 @@ export interface NewSession {
   readonly amr: Amr;
   /** The client's address, as the request log shows it. */
   readonly address: string;
-  /** http/browser-name.ts browserNameOf the request's User-Agent. */
+  /** routes/browser-name.ts browserNameOf the request's User-Agent. */
   readonly browser: string;
   /** When its cookie expires (unix seconds). */
   readonly expiresAt: number;

@@ -1,3 +1,4 @@
+import type { SessionRecords } from '../auth/session-records.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { RevocationList } from '../auth/revocations.js';
 import type { Config } from '../config.js';
@@ -34,6 +35,7 @@ export interface ProviderDeps {
   readonly store: UserStore;
   readonly throttle: LoginThrottle;
   readonly revocations: RevocationList | undefined;
+  readonly sessions: SessionRecords;
   readonly cookies: SessionCookies;
   readonly logger: Logger;
   readonly sha256Base64: Sha256Base64;
@@ -71,7 +73,7 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
       sha256Base64: deps.sha256Base64, now,
     }),
     ...clientRoutes({
-      users: deps.store, revocations: deps.revocations, clients, grants, accessTokens, logger,
+      users: deps.store, revocations: deps.revocations, sessions: deps.sessions, clients, grants, accessTokens, logger,
       maxBodyBytes: config.maxBodyBytes, now,
     }),
   ];

@@ -1,6 +1,7 @@
 // The signed-in user's page, {base}/gatehouse/account: password, TOTP, passkeys, machine tokens,
 // log out everywhere. Static, built once; everything it shows comes from GET
 // ../api/auth/account and every change is a JSON call (INTERFACE.md "The caller's own account").
+import { SESSIONS_SCRIPT } from './account-sessions.js';
 import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 
 const BODY = `
@@ -103,9 +104,11 @@ const BODY = `
 
 <section id="sessions-section">
 <h2>Sessions</h2>
-<p>Ends every session of this account on every device, this one included.</p>
-<button type="button" id="logout-everywhere" class="danger">Log out everywhere</button>
+<p class="muted">Where this account is signed in. End any you do not recognise.</p>
+<ul id="session-list" class="items"></ul>
 <p id="sessions-message" class="message" role="alert" hidden></p>
+<p>Or end every session of this account on every device, this one included:</p>
+<button type="button" id="logout-everywhere" class="danger">Log out everywhere</button>
 </section>
 </div>
 `;
@@ -113,6 +116,7 @@ const BODY = `
 const STYLE = `
 .who{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;justify-content:space-between}
 .who strong{overflow-wrap:anywhere}
+.here{display:inline-block;margin-left:.5rem;padding:.05rem .5rem;border-radius:999px;background:#e6f4ea;color:#1e5b2f;font-size:.8rem;font-weight:400}
 img.qr{display:block;width:12rem;height:12rem;margin:0 0 1rem;border:1px solid #e1e4ea;border-radius:4px;image-rendering:pixelated}
 .secret{display:inline-block;padding:.3rem .5rem;border-radius:4px;background:#f0f2f5;letter-spacing:.05em;user-select:all}
 ol.codes{columns:2;margin:0 0 1rem;padding:.75rem 1rem .75rem 2.25rem;border-radius:4px;background:#f0f2f5;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -120,7 +124,7 @@ ol.codes li{margin:0 0 .2rem;white-space:nowrap}
 #account button:not(.small){width:auto;padding:.6rem 1.2rem}
 #totp-cancel{margin-left:.5rem}
 @media (max-width:30rem){ol.codes{columns:1}#account button:not(.small){width:100%}#totp-cancel{margin-left:0}}
-@media (prefers-color-scheme:dark){.secret,ol.codes{background:#2a2f39}img.qr{border-color:#363c48}}
+@media (prefers-color-scheme:dark){.secret,ol.codes{background:#2a2f39}img.qr{border-color:#363c48}.here{background:#1d3b26;color:#d3f5dc}}
 `;
 
 const SCRIPT = `
@@ -222,9 +226,17 @@ var render = function (account) {
 var reload = function () {
   return callApi('GET', '../api/auth/account').then(function (answer) {
     if (answer.status === 401) return toSignIn();
-    if (bodyOf(answer) !== null) return render(answer.body);
-    byId('loading').hidden = true;
-    say(byId('status'), problemOf(answer));
+    if (bodyOf(answer) === null) {
+      byId('loading').hidden = true;
+      return say(byId('status'), problemOf(answer));
+    }
+    render(answer.body);
+    // Asked once the account answered: a visitor without a session meets one 401, not two.
+    return callApi('GET', '../api/auth/account/sessions').then(function (sessions) {
+      if (Array.isArray(sessions.body)) renderSessions(sessions.body);
+      else if (sessions.status !== 401) say(byId('sessions-message'), problemOf(sessions));
+      showAskedSection();
+    });
   });
 };
 /** One call from a form or a button: its message cleared first; a lost session goes to sign in. */
@@ -373,7 +385,7 @@ export function buildAccountPage(
   if (place < 0) throw new TypeError('the account page has no place for its sections');
   const body = `${BODY.slice(0, place)}${sections.map((section) => section.body).join('')}${BODY.slice(place)}`;
   const sectionScripts = sections.map((section) => section.script).join('');
-  const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};\n${PAGE_HELPERS}${SCRIPT}${sectionScripts}\nreload();\n`;
+  const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};\n${PAGE_HELPERS}${SCRIPT}${SESSIONS_SCRIPT}${sectionScripts}\nreload();\n`;
   const spec = { title: 'Your account', body, script, style: STYLE, isWide: true };
   return buildPage({ ...spec, allowDataImages: true }, sha256Base64);
 }

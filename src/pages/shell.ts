@@ -280,4 +280,4 @@ export function pageRoutes(access: PageAction, page: BuiltPage): Route[] {
 }
 
 /** The rows of pages that are the same bytes for everyone. */
-type PageAction = 'signInPage' | 'accountPage' | 'usersPage';
+type PageAction = 'signInPage' | 'accountPage' | 'usersPage' | 'joinPage' | 'resetPage';

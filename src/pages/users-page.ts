@@ -1,6 +1,7 @@
 // `{base}/gatehouse/users`: the administrators' page. Lists accounts (level, groups, second
-// factor, machine tokens), adds one without client settings, changes level and groups, resets a
-// lost TOTP authenticator, removes.
+// factor, machine tokens, last sign-in, sessions), adds one without client settings, changes level
+// and groups, resets a lost TOTP authenticator, ends sessions, removes. Optional units (invitations)
+// add a section and per-account actions of their own (UsersPageExtension).
 // Every change is a JSON fetch to ../api/auth/... (relative: works under any base URI), so the
 // page holds no authority of its own: the API decides who may do what, the page only shows it.
 import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
@@ -58,7 +59,11 @@ ul.items li.user{display:block}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem}
 form.edit{margin:.75rem 0 .25rem;padding:.75rem;border:1px solid #e1e4ea;border-radius:6px}
 form.edit .actions button{flex:1 1 8rem}
-@media (prefers-color-scheme:dark){select{background:#15181e;border-color:#475063}.tag{background:#1d2b4a;color:#d6e2ff}.tag.admin{background:#4a3a1d;color:#ffe6b3}.tag.off{background:#2a2f39;color:#a3abba}form.edit{border-color:#363c48}}
+ul.sessions{list-style:none;margin:.5rem 0 .25rem;padding:0 .75rem;border:1px solid #e1e4ea;border-radius:6px}
+ul.sessions li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem;padding:.5rem 0;border-bottom:1px solid #e1e4ea}
+ul.sessions li:last-child{border-bottom:0}
+ul.sessions li .grow{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
+@media (prefers-color-scheme:dark){ul.sessions,ul.sessions li{border-color:#363c48}select{background:#15181e;border-color:#475063}.tag{background:#1d2b4a;color:#d6e2ff}.tag.admin{background:#4a3a1d;color:#ffe6b3}.tag.off{background:#2a2f39;color:#a3abba}form.edit{border-color:#363c48}}
 `;
 
 const SCRIPT = `${PAGE_HELPERS}
@@ -69,6 +74,18 @@ var GROUP = /^[a-z0-9_-]{1,64}$/;
 var api = function (path) { return '../api/auth/' + path; };
 var userPath = function (name) { return api('users/' + encodeURIComponent(name)); };
 var isAdministrator = function (level) { return level === 10 || level === 'ADMINISTRATOR'; };
+/** Functions (user, actions, item) that optional units add to draw their own per-account actions. */
+var accountActions = [];
+var when = function (ms) {
+  var date = new Date(ms);
+  return typeof ms !== 'number' || isNaN(date.getTime()) ? 'never' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+};
+var factorsOf = function (amr) {
+  var has = function (value) { return Array.isArray(amr) && amr.indexOf(value) !== -1; };
+  if (has('otp')) return 'password and code';
+  if (has('hwk')) return has('user') ? 'passkey with PIN or biometric' : 'passkey';
+  return 'password';
+};
 
 /** Groups typed as "a, b": trimmed, empty parts dropped; undefined (and a message) when one is not a group name. */
 var parseGroups = function (text) {
@@ -119,12 +136,24 @@ var render = function (details) {
     facts.appendChild(factorTag);
     facts.appendChild(user.tokens > 0 ? tag(plural(user.tokens, 'machine token')) : tag('no machine tokens', 'off'));
     if (typeof user.email === 'string') facts.appendChild(tag(user.email));
+    facts.appendChild(user.lastSignInAt ? tag('last sign-in ' + when(user.lastSignInAt)) : tag('no sign-in yet', 'off'));
     var actions = item.appendChild(element('div', 'actions'));
     var form;
     actions.appendChild(button('Change level or groups', 'small secondary', function () {
       if (form) form.hidden = !form.hidden;
       else form = item.appendChild(editForm(user));
     }));
+    var sessions;
+    actions.appendChild(button('Sessions', 'small secondary', function () {
+      if (sessions) {
+        sessions.remove();
+        sessions = undefined;
+      } else {
+        sessions = item.appendChild(element('ul', 'sessions'));
+        showSessions(user, sessions);
+      }
+    }));
+    accountActions.forEach(function (draw) { draw(user, actions, item); });
     // Taking ways in away (INTERFACE.md "Who may do what"): each a confirmed PATCH with false.
     var takeAway = function (label, question, patch, done) {
       actions.appendChild(button(label, 'small secondary', function () {
@@ -147,6 +176,47 @@ var render = function (details) {
         settle(answer, 'Removed ' + user.username + '.');
       });
     }));
+  });
+};
+
+/** The open sessions of one account, each with a button that ends it. */
+var showSessions = function (user, list) {
+  var path = userPath(user.username) + '/sessions';
+  list.appendChild(element('li', 'muted', 'Loading…'));
+  callApi('GET', path).then(function (answer) {
+    list.textContent = '';
+    if (!Array.isArray(answer.body)) return list.appendChild(element('li', 'message', problemOf(answer)));
+    if (answer.body.length === 0) list.appendChild(element('li', 'muted', 'No open sessions.'));
+    if (answer.body.length > 1) {
+      var all = list.appendChild(element('li'));
+      all.appendChild(element('div', 'grow muted', answer.body.length + ' open sessions'));
+      all.appendChild(button('End all', 'small danger', function (event) {
+        if (!window.confirm('End every session of ' + user.username + '? They sign in again everywhere.')) return;
+        event.target.disabled = true;
+        callApi('DELETE', path).then(function (ended) {
+          if (!ended.ok) return say(problem, problemOf(ended));
+          say(status, 'Ended every session of ' + user.username + '.', 'done');
+          list.textContent = '';
+          showSessions(user, list);
+        });
+      }));
+    }
+    answer.body.forEach(function (session) {
+      var li = list.appendChild(element('li'));
+      var text = li.appendChild(element('div', 'grow'));
+      text.appendChild(element('strong', '', String(session.browser)));
+      text.appendChild(element('div', 'muted', 'Signed in ' + when(session.createdAt) + ' from ' + String(session.address) +
+        ' with ' + factorsOf(session.amr) + ' · last seen ' + when(session.lastSeenAt)));
+      li.appendChild(button('End', 'small secondary', function (event) {
+        event.target.disabled = true;
+        callApi('DELETE', path + '/' + encodeURIComponent(session.id)).then(function (ended) {
+          if (!ended.ok) return say(problem, problemOf(ended));
+          say(status, 'Ended a session of ' + user.username + '.', 'done');
+          list.textContent = '';
+          showSessions(user, list);
+        });
+      }));
+    });
   });
 };
 
@@ -225,7 +295,6 @@ onSubmit(byId('add'), function (form) {
   });
 });
 
-load();
 `;
 
 /**
@@ -236,7 +305,7 @@ export function buildUsersPage(sha256Base64: Sha256Base64, sections: readonly Pa
   const end = BODY.indexOf('</div>\n<p id="signed-in-links"');
   if (end < 0) throw new TypeError('the users page has no place for its sections');
   const body = `${BODY.slice(0, end)}${sections.map((section) => section.body).join('')}${BODY.slice(end)}`;
-  const script = `${SCRIPT}${sections.map((section) => section.script).join('')}`;
+  const script = `${SCRIPT}${sections.map((section) => section.script).join('')}\nload();\n`;
   const style = `${STYLE}${sections.map((section) => section.style ?? '').join('')}`;
   return buildPage({ title: 'Users · Gatehouse', body, script, style, isWide: true }, sha256Base64);
 }

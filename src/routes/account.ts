@@ -65,7 +65,9 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         address: ctx.address,
         username: updated.username,
       });
-      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, amrAfterChange(caller.claims.amr, updated)) });
+      // This session goes on under the account's new key; every other one has ended.
+      const cookie = await cookies.carryOver(ctx, caller, updated, amrAfterChange(caller.claims.amr, updated));
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookie });
     } },
     { method: 'POST', path: '/api/auth/account/logout-everywhere', access: 'logoutEverywhere', body: 'json', async handler(ctx) {
       const caller = callerOf(ctx);

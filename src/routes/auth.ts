@@ -1,4 +1,5 @@
 import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
+import { endOnLogout } from '../auth/logout.js';
 import { ACCESS } from '../auth/access.js';
 import { hashKeyOf, throttledMatch } from '../auth/throttled-password.js';
 import { withSecondStep } from '../auth/totp-sign-in.js';
@@ -110,7 +111,7 @@ async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
   api.throttle.recordSuccess(body.username, client);
   const logged = { event: 'login_succeeded', address: ctx.address, username: user.username };
   api.logger.info('login succeeded', secondFactor === undefined ? logged : { ...logged, secondFactor });
-  const cookie = api.cookies.issue(ctx, user, secondFactor === undefined ? PASSWORD_ONLY : PASSWORD_AND_CODE);
+  const cookie = await api.cookies.begin(ctx, user, secondFactor === undefined ? PASSWORD_ONLY : PASSWORD_AND_CODE);
   sendJson(ctx.res, 200, { success: true, username: user.username, level: user.level }, { 'set-cookie': cookie });
 }
 
@@ -158,7 +159,7 @@ async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
     ctx.res,
     200,
     { success: true, username: user.username, level: user.level },
-    { 'set-cookie': api.cookies.issue(ctx, user) },
+    { 'set-cookie': await api.cookies.begin(ctx, user) },
   );
 }
 
@@ -183,8 +184,7 @@ function verify(api: AuthApi, ctx: RequestContext): void {
 }
 
 async function logout(api: AuthApi, ctx: RequestContext): Promise<void> {
-  const caller = callerOf(ctx);
-  if (api.revocations !== undefined) await api.revocations.revoke(caller.token, caller.claims, nowSeconds(api));
+  await endOnLogout(api, callerOf(ctx));
   sendJson(ctx.res, 200, {}, { 'set-cookie': api.cookies.cleared(ctx) });
 }
 
@@ -211,7 +211,9 @@ async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 function showUser(api: AuthApi, ctx: RequestContext): void {
   const user = api.store.find(usernameFromPath(ctx.param));
   if (user === undefined) throw new UserNotFound();
-  sendJson(ctx.res, 200, accountSummaryOf(user));
+  // INTERFACE.md "Accounts people look after themselves": the users page shows each account's last sign-in.
+  const lastSignIn = api.sessions.lastSignInOf(user.username);
+  sendJson(ctx.res, 200, { ...accountSummaryOf(user), lastSignInAt: lastSignIn === undefined ? null : lastSignIn * 1000 });
 }
 
 async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
@@ -262,7 +264,7 @@ function assertStillAdministrator(api: AuthApi, view: UserView, caller: Caller):
 }
 
 /** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */
-function usernameFromPath(raw: string | undefined): string {
+export function usernameFromPath(raw: string | undefined): string {
   let decoded: string;
   try {
     decoded = decodeURIComponent(raw ?? '');

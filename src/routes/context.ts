@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { RevocationList } from '../auth/revocations.js';
+import type { SessionRecords } from '../auth/session-records.js';
 import type { AccessRow, Action } from '../auth/access.js';
 import type { Admission, Judge } from '../auth/judge.js';
 import { accountStillSignedIn, type Caller, type Credentials, type SessionChecker } from '../auth/session.js';
@@ -21,8 +22,10 @@ export interface RequestContext {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly query: Readonly<Record<string, string>>;
-  /** The raw path parameter, still percent-encoded. */
+  /** The raw path parameter, still percent-encoded; with several, the last. */
   readonly param: string | undefined;
+  /** Every raw path parameter in order, for a route with one before its end (`/users/:username/sessions`). */
+  readonly params: readonly string[] | undefined;
   readonly address: string;
   readonly credentials: Credentials;
   /** The request's row of the access table. */
@@ -52,6 +55,8 @@ export interface RouteDeps {
   readonly hasher: PasswordHasher;
   readonly throttle: LoginThrottle;
   readonly revocations: RevocationList | undefined;
+  /** The session records (auth/session-records.ts): every sign-in begins one, and ending one ends its tokens. */
+  readonly sessions: SessionRecords;
   readonly logger: Logger;
   readonly proxyTrust: ProxyTrust;
   readonly totp: TotpAccounts;
@@ -83,8 +88,8 @@ export function callerOf(ctx: RequestContext): Caller {
  * session still opens it; else throws AuthRequired.
  */
 export function stillSignedIn(
-  deps: Pick<RouteDeps, 'revocations'>, users: Pick<UserView, 'get'> | UserStore, caller: Caller,
+  deps: Pick<RouteDeps, 'revocations' | 'sessions'>, users: Pick<UserView, 'get'> | UserStore, caller: Caller,
 ): StoredUser {
   const find = 'get' in users ? (name: string) => users.get(name) : (name: string) => users.find(name);
-  return accountStillSignedIn(find, caller, deps.revocations);
+  return accountStillSignedIn(find, caller, deps);
 }

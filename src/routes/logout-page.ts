@@ -1,3 +1,4 @@
+import { endOnLogout } from '../auth/logout.js';
 import { isVisibleAscii } from '../http/header-value.js';
 import { sendStatic } from '../http/respond.js';
 import { buildPage, PAGE_HELPERS, type Sha256Base64 } from '../pages/shell.js';
@@ -8,14 +9,14 @@ const EMPTY = Buffer.alloc(0);
 
 /**
  * GET `{base}/logout`, for a link or a typed address: ends the session as GET
- * `{base}/api/auth/logout` does (clears the cookie; revokes the token when --revoke-on-logout is
- * set) and sends the browser to the sign-in page beside it (`login`, relative, so it works under
+ * `{base}/api/auth/logout` does (clears the cookie; revokes the token and ends its session record
+ * when --revoke-on-logout is set) and sends the browser to the sign-in page beside it (`login`, relative, so it works under
  * any base URI and any mount), passing `rd` on for the sign-in page to judge. Without a session
  * it still clears the cookie and redirects: the page never shows an error or JSON. A navigation
  * another site started (access row `signOutPage`) signs nothing out: it gets a page whose button does.
  */
 export function logoutPageRoutes(
-  deps: Pick<RouteDeps, 'revocations' | 'cookies' | 'now'>, sha256Base64: Sha256Base64,
+  deps: Pick<RouteDeps, 'revocations' | 'sessions' | 'cookies' | 'now'>, sha256Base64: Sha256Base64,
 ): Route[] {
   const confirmPage = buildPage({ title: 'Sign out', body: CONFIRM_BODY, script: `${PAGE_HELPERS}${CONFIRM_SCRIPT}` }, sha256Base64);
   return [
@@ -26,9 +27,7 @@ export function logoutPageRoutes(
       }
       // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.
       const { caller } = ctx.admission;
-      if (caller !== undefined && deps.revocations !== undefined) {
-        await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
-      }
+      if (caller !== undefined) await endOnLogout(deps, caller);
       const rd = ctx.query['rd'];
       const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd)
         ? `login?rd=${encodeURIComponent(rd)}`

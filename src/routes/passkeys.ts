@@ -149,7 +149,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         ctx.res,
         200,
         { success: true, username: current.username, level: current.level },
-        { 'set-cookie': cookies.issue(ctx, current, passkeyAmr(result.isUserVerified)) },
+        { 'set-cookie': await cookies.begin(ctx, current, passkeyAmr(result.isUserVerified)) },
       );
     } },
     {
@@ -237,7 +237,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         address: ctx.address,
       });
       // Every other session ends; this one goes on under a new cookie, claiming what it proved.
-      const cookie = cookies.issue(ctx, user, amrAfterChange(caller.claims.amr, user));
+      const cookie = await cookies.carryOver(ctx, caller, user, amrAfterChange(caller.claims.amr, user));
       sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookie, ...NO_STORE });
     } },
     { method: 'DELETE', path: '/api/auth/account/passkeys/:id', access: 'removePasskey', body: 'json', async handler(ctx) {
@@ -255,7 +255,8 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
         passkeyId: id.value,
         address: ctx.address,
       });
-      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, user, amrAfterChange(caller.claims.amr, user)) });
+      const cookie = await cookies.carryOver(ctx, caller, user, amrAfterChange(caller.claims.amr, user));
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookie });
     } },
   ];
 }

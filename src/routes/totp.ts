@@ -46,7 +46,7 @@ export function totpRoutes(deps: RouteDeps): Route[] {
       deps.totp.forget(updated.username);
       logger.info('TOTP set up', { event: 'totp_enabled', address: ctx.address, username: updated.username });
       // This session proved the new authenticator: it goes on, now with two factors.
-      const cookie = cookies.issue(ctx, updated, amrAfterChange(caller.claims.amr, updated, 'otp'));
+      const cookie = await cookies.carryOver(ctx, caller, updated, amrAfterChange(caller.claims.amr, updated, 'otp'));
       sendJson(ctx.res, 200, { recoveryCodes: confirmed.recoveryCodes }, { 'set-cookie': cookie, ...NO_STORE });
     } },
     { method: 'POST', path: '/api/auth/account/totp/disable', access: 'disableTotp', body: 'json', async handler(ctx) {
@@ -69,7 +69,9 @@ export function totpRoutes(deps: RouteDeps): Route[] {
         address: ctx.address,
         username: updated.username,
       });
-      sendJson(ctx.res, 200, {}, { 'set-cookie': cookies.issue(ctx, updated, amrAfterChange(caller.claims.amr, updated)) });
+      // This session goes on under the account's new key; every other one has ended.
+      const cookie = await cookies.carryOver(ctx, caller, updated, amrAfterChange(caller.claims.amr, updated));
+      sendJson(ctx.res, 200, {}, { 'set-cookie': cookie });
     } },
   ];
 }

@@ -5,20 +5,16 @@ import {
   fail, matching, objectOf, oneOf, pass, unixSeconds, type Checked, type Checker, type CheckedType,
 } from '../validate/check.js';
 
-// INTERFACE.md "Accounts people look after themselves": every sign-in is a session record, so its
-// owner can see it and end it. A record is live while it is bound to its account's current session
-// key (replaced on every credential change, which so ends every session of the account) and has not
-// expired; records that are no longer live are dropped from the file at its next write.
+// INTERFACE.md "Accounts people look after themselves": a record per sign-in, live while bound to its
+// account's current session key and not expired; records no longer live go at the file's next write.
 
 export const SESSIONS_FILE = 'sessions.json';
 /** A sign-in beyond this many live sessions of one account ends its oldest. */
 export const MAX_SESSIONS_PER_ACCOUNT = 64;
 /** A session id: 128 random bits, base64url. */
 export const SESSION_ID_FORMAT = /^[A-Za-z0-9_-]{22}$/;
-/** What a record keeps of the client's address: printable ASCII (an IP address, or a proxy's hop text). */
-const ADDRESS_FORMAT = /^[\x20-\x7e]{1,64}$/;
-/** The browser's short name (http/browser-name.ts): a product token, "Firefox on Linux", "Unknown". */
-const BROWSER_FORMAT = /^[\x20-\x7e]{1,64}$/;
+/** The client's address, and the browser's short name (routes/browser-name.ts): printable ASCII. */
+const PRINTABLE_64 = /^[\x20-\x7e]{1,64}$/;
 
 const checkAmr: Checker<Amr> = (input, path) => {
   const amr = readAmr(input);
@@ -36,8 +32,8 @@ const checkSessionRecord = objectOf(
     lastSeenAt: unixSeconds,
     /** The expiry of the session's cookie: after it the record opens nothing. */
     expiresAt: unixSeconds,
-    address: matching(ADDRESS_FORMAT, 'an address'),
-    browser: matching(BROWSER_FORMAT, 'a browser name'),
+    address: matching(PRINTABLE_64, 'an address'),
+    browser: matching(PRINTABLE_64, 'a browser name'),
     amr: checkAmr,
   },
   { rejectUnknownKeys: true },
@@ -142,14 +138,9 @@ export function withCarriedOverSession(document: SessionsDocument, carried: Carr
   return isFound ? { ...document, sessions } : undefined;
 }
 
+/** Session `id` of `username`, bound now to `fromSessionKey` (its token's), to go on under `sessionKey`. */
 export interface CarriedOver {
-  readonly id: string;
-  readonly username: string;
-  /** The key the session is bound to now: the one its token names. */
-  readonly fromSessionKey: string;
-  readonly sessionKey: string;
-  readonly amr: Amr;
-  readonly expiresAt: number;
+  readonly id: string; readonly username: string; readonly fromSessionKey: string; readonly sessionKey: string; readonly amr: Amr; readonly expiresAt: number;
 }
 
 /** The document with the sessions in `ids` seen at `nowSeconds` (those still in it). */

@@ -93,7 +93,10 @@ describe('accounts without client settings and groups', () => {
       const account = await newAccount({ groups: ['family', 'media_2'] });
       const res = await getAccount(server, root.token, account.username);
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.json, { username: account.username, level: 'USER', groups: ['family', 'media_2'], totp: false, passkeys: 0, tokens: 0 });
+      const { lastSignInAt, ...summary } = res.json as { lastSignInAt: unknown };
+      assert.deepEqual(summary, { username: account.username, level: 'USER', groups: ['family', 'media_2'], totp: false, passkeys: 0, tokens: 0 });
+      // The account signed in when it was made here: its last sign-in, in milliseconds (null: never).
+      assert.ok(typeof lastSignInAt === 'number' && lastSignInAt % 1000 === 0, String(lastSignInAt));
       const none = await getAccount(server, root.token, plain.username);
       assert.deepEqual((none.json as { groups: unknown }).groups, []);
     });
@@ -106,7 +109,8 @@ describe('accounts without client settings and groups', () => {
     it('PATCH sets and clears groups without ending the account\'s sessions', async () => {
       const account = await newAccount();
       assert.equal((await updateUser(server, root.token, account.username, { groups: ['staff'] })).status, 200);
-      assert.deepEqual((await getAccount(server, root.token, account.username)).json, { username: account.username, level: 'USER', groups: ['staff'], totp: false, passkeys: 0, tokens: 0 });
+      const { lastSignInAt: _lastSignInAt, ...summary } = (await getAccount(server, root.token, account.username)).json as { lastSignInAt: unknown };
+      assert.deepEqual(summary, { username: account.username, level: 'USER', groups: ['staff'], totp: false, passkeys: 0, tokens: 0 });
       await assertTokenWorks(server, account.token, account.username);
       assert.equal((await updateUser(server, root.token, account.username, { groups: [] })).status, 200);
       assert.deepEqual(((await getAccount(server, root.token, account.username)).json as { groups: unknown }).groups, []);

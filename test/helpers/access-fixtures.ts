@@ -186,6 +186,61 @@ function gateVariant(query: string, asks: GateAsks): AccountVariant {
 /** The target of a path naming an account: the caller's own, else another user an administrator may change. */
 const targetOf = async (run: AccountSetting): Promise<TrackedAccount> => (run.isSelf ? run.caller : run.changee());
 
+/** A session of `account` with a session record (a password sign-in, with a code when it has TOTP): its id. */
+async function spareSession(world: World, account: TrackedAccount): Promise<string> {
+  const body = { username: account.username, password: account.password, ...(account.seed === undefined ? {} : { code: world.nextCode(account) }) };
+  const res = await world.send({ method: 'POST', path: '/api/auth/authenticate', body });
+  assert.equal(res.status, 200, `sign in ${account.username}: ${res.status} ${res.text}`);
+  const ses = JSON.parse(Buffer.from((res.cookieToken ?? '').split('.')[1] ?? '', 'base64url').toString('utf8')) as { ses?: unknown };
+  assert.equal(typeof ses.ses, 'string');
+  return ses.ses as string;
+}
+
+/** The world's first administrator, signed in again if a cell ended its sessions: it makes the links. */
+async function linkMaker(world: World): Promise<string> {
+  const { root } = world;
+  if (root.sid === undefined) {
+    const body = { username: root.username, password: root.password, ...(root.seed === undefined ? {} : { code: world.nextCode(root) }) };
+    world.noteSession(root, await world.send({ method: 'POST', path: '/api/auth/authenticate', body }));
+  }
+  return world.fixtureSession(root);
+}
+
+/**
+ * An open invitation made by the world's first administrator: its id and secret. The one a cell left
+ * open (refused by the judge, so never used or withdrawn) is withdrawn first: at most 256 may be open.
+ */
+const leftOpen = new WeakMap<World, Set<string>>();
+async function openInvitation(world: World): Promise<{ id: string; secret: string }> {
+  const open = leftOpen.get(world) ?? new Set<string>();
+  leftOpen.set(world, open);
+  for (const id of open) {
+    await world.send({ method: 'DELETE', path: `/api/auth/invites/${id}`, token: await linkMaker(world) });
+    open.delete(id);
+  }
+  const res = await world.send({ method: 'POST', path: '/api/auth/invites', token: await linkMaker(world), body: { level: 'USER' } });
+  assert.equal(res.status, 200, `make an invitation: ${res.status} ${res.text}`);
+  const { id, url } = res.json as { id: string; url: string };
+  open.add(id);
+  return { id, secret: url.slice(url.indexOf('#') + 1) };
+}
+
+/** A new account no cell tracks, for a link to be made for: its name. */
+async function throwawayAccount(world: World): Promise<string> {
+  const username = uniqueName('linked');
+  const res = await world.send({ method: 'POST', path: '/api/auth/users', token: await linkMaker(world), body: { username, password: `${username}-pw`, level: 5 } });
+  assert.equal(res.status, 200, `make an account: ${res.status} ${res.text}`);
+  return username;
+}
+
+/** A reset link for `username`, made by the world's first administrator: its secret. */
+async function resetLinkFor(world: World, username: string): Promise<string> {
+  const res = await world.send({ method: 'POST', path: `/api/auth/users/${username}/reset-link`, token: await linkMaker(world), body: {} });
+  assert.equal(res.status, 200, `make a reset link: ${res.status} ${res.text}`);
+  const { url } = res.json as { url: string };
+  return url.slice(url.indexOf('#') + 1);
+}
+
 /** Every row's fixture. Rows added to the table need one here (the matrix fails without it). */
 export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
   signIn: {
@@ -335,7 +390,7 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
           const body = assertJson(res, 200, 'none');
           // E-mail address and name only once set (updateProfile sets the caller's own).
           const optional = ['email', 'name'];
-          assert.deepEqual(Object.keys(body).filter((key) => !optional.includes(key)).sort(), ['groups', 'level', 'passkeys', 'tokens', 'totp', 'username']);
+          assert.deepEqual(Object.keys(body).filter((key) => !optional.includes(key)).sort(), ['groups', 'lastSignInAt', 'level', 'passkeys', 'tokens', 'totp', 'username']);
           for (const key of optional) if (key in body) assert.equal(typeof body[key], 'string');
           if (run.isSelf) assert.deepEqual([body['username'], body['totp']], [run.caller.username, hasTotp(run.factors)]);
         },
@@ -529,6 +584,152 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
       }),
     ),
   },
+  listOwnSessions: {
+    variants: [withAccounts(
+      () => ({ summary: '200 the list', check: (res) => assert.ok(res.status === 200 && Array.isArray(res.json), `${res.status} ${res.text}`) }),
+      () => ({ options: { path: '/api/auth/account/sessions' } }),
+    )],
+  },
+  endOwnSession: {
+    namesAccount: true,
+    variants: [withAccounts(
+      (cell) => cell.account?.persona === 'self' || cell.account?.persona === 'last administrator'
+        ? { summary: '200 ended', check: (res) => assert.deepEqual(assertJson(res, 200, 'none'), {}) }
+        : handlerRefusal(404, 'SESSION_NOT_FOUND'),
+      async (run) => {
+        // Another account's session, or a spare one of the caller's own (never the cell's).
+        const id = await spareSession(run.world, run.isSelf ? run.caller : run.owner());
+        return { options: { method: 'DELETE', path: `/api/auth/account/sessions/${id}` } };
+      },
+    )],
+  },
+  listUserSessions: {
+    namesAccount: true,
+    variants: [withAccounts(
+      () => ({ summary: '200 the list', check: (res) => assert.ok(res.status === 200 && Array.isArray(res.json), `${res.status} ${res.text}`) }),
+      async (run) => ({ options: { path: `/api/auth/users/${(await targetOf(run)).username}/sessions` } }),
+    )],
+  },
+  endUserSession: {
+    namesAccount: true,
+    variants: [withAccounts(
+      () => ({ summary: '200 ended', check: (res) => assert.deepEqual(assertJson(res, 200, 'none'), {}) }),
+      async (run) => {
+        const target = await targetOf(run);
+        const id = await spareSession(run.world, target);
+        return { options: { method: 'DELETE', path: `/api/auth/users/${target.username}/sessions/${id}` } };
+      },
+    )],
+  },
+  endUserSessions: {
+    namesAccount: true,
+    variants: [withAccounts(
+      () => ({ summary: '200 every session ended', check: (res) => assert.deepEqual(assertJson(res, 200, 'none'), {}) }),
+      async (run) => {
+        const target = await targetOf(run);
+        return {
+          options: { method: 'DELETE', path: `/api/auth/users/${target.username}/sessions` },
+          after(res) {
+            if (res.status === 200) target.sid = undefined;
+          },
+        };
+      },
+    )],
+  },
+  makeInvitation: {
+    variants: [withAccounts(
+      () => ({
+        summary: '200 a link',
+        check: (res) => assert.deepEqual(Object.keys(assertJson(res, 200, 'none')).sort(), ['expiresAt', 'id', 'url']),
+      }),
+      async (run) => {
+        // Made and withdrawn again, so that the cells never fill the 256 open invitations.
+        const { id } = await openInvitation(run.world);
+        await run.world.send({ method: 'DELETE', path: `/api/auth/invites/${id}`, token: await linkMaker(run.world) });
+        return {
+          options: { method: 'POST', path: '/api/auth/invites', body: { level: 'USER', days: 1 } },
+          after(res) {
+            const made = res.json as { id?: unknown } | undefined;
+            if (res.status === 200 && typeof made?.id === 'string') leftOpen.get(run.world)?.add(made.id);
+          },
+        };
+      },
+    )],
+  },
+  listInvitations: {
+    variants: [withAccounts(
+      () => ({ summary: '200 the list', check: (res) => assert.ok(res.status === 200 && Array.isArray(res.json), `${res.status} ${res.text}`) }),
+      () => ({ options: { path: '/api/auth/invites' } }),
+    )],
+  },
+  withdrawInvitation: {
+    variants: [withAccounts(
+      () => ({ summary: '200 withdrawn', check: (res) => assert.deepEqual(assertJson(res, 200, 'none'), {}) }),
+      async (run) => {
+        const { id } = await openInvitation(run.world);
+        return {
+          options: { method: 'DELETE', path: `/api/auth/invites/${id}` },
+          after(res) {
+            if (res.status === 200) leftOpen.get(run.world)?.delete(id);
+          },
+        };
+      },
+    )],
+  },
+  checkInvitation: {
+    variants: [withAccounts(
+      () => ({
+        summary: '200 what the link is',
+        check: (res) => assert.deepEqual(Object.keys(assertJson(res, 200, 'none')).sort(), ['expiresAt', 'level', 'username']),
+      }),
+      async (run) => ({ options: { method: 'POST', path: '/api/auth/join/check', body: { secret: (await openInvitation(run.world)).secret } } }),
+    )],
+  },
+  join: {
+    variants: [withAccounts(
+      () => ({
+        summary: '200 a new account, signed in',
+        check(res) {
+          const body = assertJson(res, 200, 'issued');
+          assert.deepEqual([body['success'], body['level']], [true, 'USER']);
+        },
+      }),
+      async (run) => {
+        const { id, secret } = await openInvitation(run.world);
+        const username = uniqueName('joined');
+        return {
+          options: { method: 'POST', path: '/api/auth/join', body: { secret, username, password: `${username}-pw` } },
+          after(res) {
+            if (res.status === 200) leftOpen.get(run.world)?.delete(id);
+          },
+        };
+      },
+    )],
+  },
+  makeResetLink: {
+    namesAccount: true,
+    variants: [withAccounts(
+      () => ({ summary: '200 a link', check: (res) => assert.deepEqual(Object.keys(assertJson(res, 200, 'none')).sort(), ['expiresAt', 'url']) }),
+      async (run) => ({ options: { method: 'POST', path: `/api/auth/users/${(await targetOf(run)).username}/reset-link`, body: {} } }),
+    )],
+  },
+  checkResetLink: {
+    variants: [withAccounts(
+      () => ({ summary: '200 what the link is', check: (res) => assert.deepEqual(Object.keys(assertJson(res, 200, 'none')).sort(), ['expiresAt', 'username']) }),
+      async (run) => ({ options: { method: 'POST', path: '/api/auth/reset/check', body: { secret: await resetLinkFor(run.world, await throwawayAccount(run.world)) } } }),
+    )],
+  },
+  reset: {
+    variants: [withAccounts(
+      () => ({ summary: '200 the password set', check: (res) => assert.equal(typeof assertJson(res, 200, 'none')['username'], 'string') }),
+      async (run) => {
+        // An account of its own: a reset is a credential change no tracked account may undergo unseen.
+        const username = await throwawayAccount(run.world);
+        const secret = await resetLinkFor(run.world, username);
+        return { options: { method: 'POST', path: '/api/auth/reset', body: { secret, password: `${username}-new-pw` } } };
+      },
+    )],
+  },
   passkeySignInOptions: {
     variants: [withAccounts(
       () => ({ summary: '200 request options', check: (res) => assert.equal(typeof assertJson(res, 200, 'none')['challenge'], 'string') }),
@@ -571,6 +772,8 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
   signInPage: { variants: [withAccounts(() => page('200 the page'), () => ({ options: { path: '/login' } }))] },
   accountPage: { variants: [withAccounts(() => page('200 the page'), () => ({ options: { path: '/gatehouse/account' } }))] },
   usersPage: { variants: [withAccounts(() => page('200 the page'), () => ({ options: { path: '/gatehouse/users' } }))] },
+  joinPage: { variants: [withAccounts(() => page('200 the page'), () => ({ options: { path: '/gatehouse/join' } }))] },
+  resetPage: { variants: [withAccounts(() => page('200 the page'), () => ({ options: { path: '/gatehouse/reset' } }))] },
   signOutPage: {
     variants: [withAccounts(
       (cell, caller) => isCrossSite(cell.credential) ? signOutConfirmation : ({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { browserNameOf, MAX_BROWSER_NAME_LENGTH } from '../../src/http/browser-name.js';
+import { browserNameOf, MAX_BROWSER_NAME_LENGTH } from '../../src/routes/browser-name.js';
 
 const AGENTS: ReadonlyArray<[string, string]> = [
   ['Mozilla/5.0 (X11; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0', 'Firefox on Linux'],

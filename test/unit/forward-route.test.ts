@@ -35,6 +35,7 @@ function answer(options: { isStopping: boolean; headers?: Record<string, string>
     res,
     query: Object.assign(Object.create(null) as Record<string, string>, options.query),
     param: undefined,
+    params: undefined,
     address: '127.0.0.1',
     credentials: { cookieToken: undefined, queryToken: undefined },
     row: ACCESS.forward,

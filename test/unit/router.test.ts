@@ -116,6 +116,45 @@ describe('createRouter', () => {
     assert.deepEqual(r.match('GET', '/u/you'), { handler: 'param', param: 'you' });
   });
 
+  describe('patterns with a parameter before their end', () => {
+    const r = createRouter([
+      { method: 'GET', path: '/api/auth/users/:username', handler: 'user' },
+      { method: 'GET', path: '/api/auth/users/:username/sessions', handler: 'sessions' },
+      { method: 'DELETE', path: '/api/auth/users/:username/sessions/:id', handler: 'end-session' },
+      { method: 'POST', path: '/api/auth/users/:name/reset-link', handler: 'reset-link' },
+      { method: 'GET', path: '/api/auth/account/sessions', handler: 'own-sessions' },
+    ]);
+    it('matches each segment, giving every raw parameter in order and the last as param', () => {
+      assert.deepEqual(r.match('GET', '/api/auth/users/a%2Fb/sessions'), { handler: 'sessions', param: 'a%2Fb', params: ['a%2Fb'] });
+      assert.deepEqual(r.match('DELETE', '/api/auth/users/alice/sessions/XYZ'), { handler: 'end-session', param: 'XYZ', params: ['alice', 'XYZ'] });
+      assert.deepEqual(r.match('POST', '/api/auth/users/bob/reset-link'), { handler: 'reset-link', param: 'bob', params: ['bob'] });
+    });
+    it('leaves literal and trailing-parameter routes as they were', () => {
+      assert.deepEqual(r.match('GET', '/api/auth/users/alice'), { handler: 'user', param: 'alice' });
+      assert.deepEqual(r.match('GET', '/api/auth/account/sessions'), { handler: 'own-sessions', param: undefined });
+    });
+    it('finds nothing for an empty parameter, a missing or extra segment, or another literal', () => {
+      for (const path of [
+        '/api/auth/users//sessions', '/api/auth/users/alice/sessions/', '/api/auth/users/alice/sessions/x/y',
+        '/api/auth/users/alice/session', '/api/auth/users/alice/SESSIONS', '/api/auth/users/a/b/sessions',
+        '/api/auth/users/alice/sessions//', '/api/auth/users/alice/reset-link/x',
+      ]) {
+        assertNotFoundIn(r, 'GET', path);
+        assertNotFoundIn(r, 'DELETE', path);
+      }
+    });
+    it('answers 405 with the pattern\'s methods for another method', () => {
+      assert.deepEqual(r.match('POST', '/api/auth/users/alice/sessions'), { handler: undefined, allow: ['GET'] });
+      assert.deepEqual(r.match('GET', '/api/auth/users/alice/sessions/XYZ'), { handler: undefined, allow: ['DELETE'] });
+    });
+    it('throws a TypeError for a duplicate, even with other parameter names', () => {
+      assert.throws(() => createRouter([
+        { method: 'GET', path: '/u/:name/s/:id', handler: 1 },
+        { method: 'GET', path: '/u/:user/s/:key', handler: 2 },
+      ]), TypeError);
+    });
+  });
+
   it('routes every method, known or not, to a route whose method is *', () => {
     const r = createRouter([
       { method: '*', path: '/gate', handler: 'gate' },

@@ -1,3 +1,4 @@
+import type { SessionRecords } from '../../auth/session-records.js';
 import { accountStillSignedIn, type Caller } from '../../auth/session.js';
 import type { RevocationList } from '../../auth/revocations.js';
 import { ClientNotFound, NotAdministrator } from '../../errors.js';
@@ -17,6 +18,7 @@ import type { GrantStore } from '../grant-store.js';
 export interface ClientRouteDeps {
   readonly users: UserStore;
   readonly revocations: RevocationList | undefined;
+  readonly sessions: SessionRecords;
   readonly clients: ClientStore;
   readonly grants: GrantStore;
   readonly accessTokens: AccessTokenStore;
@@ -38,7 +40,7 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
   const { clients } = deps;
   /** Re-checked when the change is made: a session ended or demoted meanwhile changes nothing. */
   const stillAdministrator = (caller: Caller): void => {
-    const user = accountStillSignedIn((name) => deps.users.find(name), caller, deps.revocations);
+    const user = accountStillSignedIn((name) => deps.users.find(name), caller, deps);
     if (!isAdministrator(user.level)) throw new NotAdministrator();
   };
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
@@ -91,7 +93,7 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
         const caller = callerOf(ctx);
         const { email, name } = await readCheckedBody(ctx, checkProfileBody, deps.maxBodyBytes);
         await deps.users.change((view) => {
-          const user = accountStillSignedIn((username) => view.get(username), caller, deps.revocations);
+          const user = accountStillSignedIn((username) => view.get(username), caller, deps);
           changeUser(view, user.username, {
             // An address its owner sets is not verified (INTERFACE.md "Sign in with Gatehouse", accounts).
             ...(email === undefined ? {} : { email: email === null ? null : { address: email, isVerified: false } }),

@@ -1,0 +1,104 @@
+// `{base}/gatehouse/join#<secret>`: the invitation page. The secret is read from the fragment (which
+// no request carries) and sent only in JSON bodies; the page first asks what the link is (the name
+// it fixes, or that it expired, was used or withdrawn), then makes the account, then offers a second
+// factor on the account page, whose forms and rules are the ones that apply.
+import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
+import { SECRET_FROM_FRAGMENT } from './fragment-secret.js';
+
+const BODY = `
+<h1>Join</h1>
+<p id="loading" class="muted">Checking the invitation…</p>
+<p id="problem" class="message" role="alert" hidden></p>
+<form id="join" method="post" hidden>
+<p id="fixed-name" hidden>You are invited to make the account <strong id="invited-name"></strong>.</p>
+<div id="choose-name" hidden>
+<label for="username">Choose a username</label>
+<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="256">
+</div>
+<input id="fixed-username" name="fixed-username" autocomplete="username" hidden>
+<label for="password">Choose a password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required maxlength="1024">
+<label for="repeat">The password again</label>
+<input id="repeat" name="repeat" type="password" autocomplete="new-password" required maxlength="1024">
+<p id="message" class="message" role="alert" hidden></p>
+<button type="submit">Make my account</button>
+<p id="expires" class="muted"></p>
+</form>
+<div id="welcome" hidden>
+<p class="message done">Your account <strong id="welcome-name"></strong> is ready, and you are signed in.</p>
+<p>Protect it with a second factor now, so that a password alone cannot open it:</p>
+<p><a id="to-totp" class="button" href="account#totp-section">Set up an authenticator app</a></p>
+<p><a id="to-passkey" class="button" href="account#passkeys-section">Add a passkey</a></p>
+<p class="muted"><a href="account">Later: go to my account</a></p>
+</div>
+`;
+
+const STYLE = `
+a.button{display:block;padding:.6rem;border:1px solid #3465d9;border-radius:4px;background:#3465d9;color:#fff;font-weight:600;text-align:center;text-decoration:none}
+a.button:focus-visible{outline:2px solid #3465d9;outline-offset:1px}
+`;
+
+const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}
+var form = byId('join');
+var problem = byId('problem');
+var message = byId('message');
+var secret = secretFromFragment();
+var fixedName = null;
+var when = function (ms) {
+  var date = new Date(ms);
+  return isNaN(date.getTime()) ? '' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+};
+/** A refused link: its own message (expired, used, withdrawn, unknown) and nothing to fill in. */
+var refuse = function (answer) {
+  byId('loading').hidden = true;
+  form.hidden = true;
+  say(problem, answer.status === 429 ? 'Too many attempts from here; try again later.' : problemOf(answer));
+};
+
+var check = function () {
+  if (secret === '') return refuse({ status: 401, body: { message: 'This link is not valid; check that the whole link was copied.' } });
+  callApi('POST', '../api/auth/join/check', { secret: secret }).then(function (answer) {
+    var body = bodyOf(answer);
+    if (body === null) return refuse(answer);
+    fixedName = typeof body.username === 'string' ? body.username : null;
+    byId('fixed-name').hidden = fixedName === null;
+    byId('choose-name').hidden = fixedName !== null;
+    byId('username').required = fixedName === null;
+    if (fixedName !== null) {
+      byId('invited-name').textContent = fixedName;
+      // For password managers: the name the new password belongs to.
+      byId('fixed-username').value = fixedName;
+    }
+    byId('expires').textContent = 'This invitation works once, until ' + when(body.expiresAt) + '.';
+    byId('loading').hidden = true;
+    form.hidden = false;
+    (fixedName === null ? byId('username') : byId('password')).focus();
+  });
+};
+
+onSubmit(form, function () {
+  if (byId('password').value !== byId('repeat').value) return say(message, 'The two passwords differ.');
+  var body = { secret: secret, password: byId('password').value };
+  if (fixedName === null) body.username = byId('username').value;
+  say(message, '');
+  callBusy(form, 'POST', '../api/auth/join', body).then(function (answer) {
+    var made = bodyOf(answer);
+    if (made === null) {
+      if (codeOf(answer) === 'INVITATION_INVALID' || answer.status === 429) return refuse(answer);
+      return say(message, problemOf(answer));
+    }
+    secret = '';
+    form.hidden = true;
+    byId('welcome-name').textContent = String(made.username);
+    byId('welcome').hidden = false;
+    byId('to-totp').focus();
+  });
+});
+
+check();
+`;
+
+/** The join page, built once at start-up on the shared shell and its CSP. */
+export function buildJoinPage(sha256Base64: Sha256Base64): BuiltPage {
+  return buildPage({ title: 'Join · Gatehouse', body: BODY, script: SCRIPT, style: STYLE }, sha256Base64);
+}

@@ -1,0 +1,73 @@
+// `{base}/gatehouse/reset#<secret>`: where someone who forgot their password sets a new one, from a
+// link an administrator made. The secret is read from the fragment and sent only in JSON bodies. A
+// new password ends every session of the account; it does not sign in (the account's second factors
+// still apply at the sign-in page).
+import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
+import { SECRET_FROM_FRAGMENT } from './fragment-secret.js';
+
+const BODY = `
+<h1>New password</h1>
+<p id="loading" class="muted">Checking the link…</p>
+<p id="problem" class="message" role="alert" hidden></p>
+<form id="reset" method="post" hidden>
+<p>Set a new password for <strong id="reset-name"></strong>.</p>
+<input id="username" name="username" autocomplete="username" hidden>
+<label for="password">New password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required maxlength="1024">
+<label for="repeat">The new password again</label>
+<input id="repeat" name="repeat" type="password" autocomplete="new-password" required maxlength="1024">
+<p id="message" class="message" role="alert" hidden></p>
+<button type="submit">Set the new password</button>
+<p class="muted">Every session of this account ends. Its authenticator app and passkeys stay as they are.</p>
+</form>
+<div id="done" hidden>
+<p class="message done">Your new password is set, and every earlier session of this account has ended.</p>
+<p><a href="../login">Sign in</a></p>
+</div>
+`;
+
+const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}
+var form = byId('reset');
+var problem = byId('problem');
+var message = byId('message');
+var secret = secretFromFragment();
+var refuse = function (answer) {
+  byId('loading').hidden = true;
+  form.hidden = true;
+  say(problem, answer.status === 429 ? 'Too many attempts from here; try again later.' : problemOf(answer));
+};
+
+var check = function () {
+  if (secret === '') return refuse({ status: 401, body: { message: 'This link is not valid; check that the whole link was copied.' } });
+  callApi('POST', '../api/auth/reset/check', { secret: secret }).then(function (answer) {
+    var body = bodyOf(answer);
+    if (body === null) return refuse(answer);
+    byId('reset-name').textContent = String(body.username);
+    byId('username').value = String(body.username);
+    byId('loading').hidden = true;
+    form.hidden = false;
+    byId('password').focus();
+  });
+};
+
+onSubmit(form, function () {
+  if (byId('password').value !== byId('repeat').value) return say(message, 'The two passwords differ.');
+  say(message, '');
+  callBusy(form, 'POST', '../api/auth/reset', { secret: secret, password: byId('password').value }).then(function (answer) {
+    if (bodyOf(answer) === null) {
+      if (codeOf(answer) === 'RESET_LINK_INVALID' || answer.status === 429) return refuse(answer);
+      return say(message, problemOf(answer));
+    }
+    secret = '';
+    form.hidden = true;
+    byId('done').hidden = false;
+  });
+});
+
+check();
+`;
+
+/** The reset page, built once at start-up on the shared shell and its CSP. */
+export function buildResetPage(sha256Base64: Sha256Base64): BuiltPage {
+  return buildPage({ title: 'New password · Gatehouse', body: BODY, script: SCRIPT }, sha256Base64);
+}

@@ -1,0 +1,28 @@
+import { pageRoutes, type PageSection, type Sha256Base64 } from '../pages/shell.js';
+import type { Route, RouteDeps } from '../routes/context.js';
+import type { StoreFileSystem } from '../store/file-system.js';
+import { buildJoinPage } from './join-page.js';
+import { openLinkStore } from './links.js';
+import { buildResetPage } from './reset-page.js';
+import { invitationRoutes } from './routes.js';
+import { INVITATIONS_USERS_PAGE } from './users-page-section.js';
+
+/**
+ * Invitations and reset links, as one unit the composition root adds (INTERFACE.md "Accounts people
+ * look after themselves"): its file in the data directory, its routes and pages, its part of the
+ * users page. Throws DocumentCorrupt when invitations.json cannot be loaded.
+ */
+export async function openInvitations(
+  deps: RouteDeps & { readonly fs: StoreFileSystem; readonly sha256Base64: Sha256Base64 },
+): Promise<{ readonly routes: Route[]; readonly usersPage: PageSection; close(): Promise<void> }> {
+  const links = await openLinkStore({ fs: deps.fs, dataDir: deps.config.dataDir, nowSeconds: () => Math.floor(deps.now() / 1000) });
+  return {
+    routes: [
+      ...invitationRoutes({ ...deps, links }),
+      ...pageRoutes('joinPage', buildJoinPage(deps.sha256Base64)),
+      ...pageRoutes('resetPage', buildResetPage(deps.sha256Base64)),
+    ],
+    usersPage: INVITATIONS_USERS_PAGE,
+    close: () => links.close(),
+  };
+}
