@@ -5,8 +5,8 @@ import {
   fail, matching, objectOf, oneOf, pass, unixSeconds, type Checked, type Checker, type CheckedType,
 } from '../validate/check.js';
 
-// INTERFACE.md "Accounts people look after themselves": a record per sign-in, live while bound to its
-// account's current session key and not expired; records no longer live go at the file's next write.
+// INTERFACE.md "Accounts people look after themselves": a record per sign-in (its session key then, its
+// cookie's expiry, lastSeenAt at most hourly); live while bound to the account's key and unexpired.
 
 export const SESSIONS_FILE = 'sessions.json';
 /** A sign-in beyond this many live sessions of one account ends its oldest. */
@@ -25,12 +25,9 @@ const checkSessionRecord = objectOf(
   {
     id: matching(SESSION_ID_FORMAT, 'a session id'),
     username: checkUsername,
-    /** The account's session key when the session began (or was carried over a credential change). */
     sessionKey: matching(SESSION_KEY_FORMAT, 'a session key'),
     createdAt: unixSeconds,
-    /** Written at most once an hour per session: a coarse "in use lately". */
     lastSeenAt: unixSeconds,
-    /** The expiry of the session's cookie: after it the record opens nothing. */
     expiresAt: unixSeconds,
     address: matching(PRINTABLE_64, 'an address'),
     browser: matching(PRINTABLE_64, 'a browser name'),
@@ -90,11 +87,7 @@ function pruned(document: SessionsDocument, sessionKeyOf: SessionKeyOf, nowSecon
   return isSame ? document : { ...document, sessions, lastSignIns };
 }
 
-/**
- * The document with `record` (a new sign-in, live) added, records no longer live dropped, and the
- * account's last sign-in moved to its `createdAt`. Past MAX_SESSIONS_PER_ACCOUNT live sessions of
- * the account, its oldest end: they are returned as `ended`.
- */
+/** The document with `record` (a new sign-in, live) added, records no longer live dropped, and the account's last sign-in moved to its `createdAt`. Past MAX_SESSIONS_PER_ACCOUNT live sessions of the account, its oldest end: they are returned as `ended`. */
 export function withNewSession(
   document: SessionsDocument, record: SessionRecord, sessionKeyOf: SessionKeyOf, nowSeconds: number,
 ): { readonly next: SessionsDocument; readonly ended: readonly SessionRecord[] } {
@@ -121,11 +114,7 @@ export function withoutSession(
   return sessions.length === live.sessions.length ? undefined : { ...live, sessions };
 }
 
-/**
- * The document with session `id` of `username` bound to the account's new session key (a credential
- * change its owner made from this session, which goes on) and its new cookie's `amr` and expiry;
- * undefined when there is no such session.
- */
+/** The document with session `id` of `username` bound to the account's new session key (a credential change its owner made from this session, which goes on) and its new cookie's `amr` and expiry; undefined when there is no such session. */
 export function withCarriedOverSession(document: SessionsDocument, carried: CarriedOver): SessionsDocument | undefined {
   let isFound = false;
   const sessions = document.sessions.map((record) => {
