@@ -17,12 +17,12 @@ export const FILE_LIMIT = 400;
 export const UNITS = Object.freeze([
   {
     name: 'core',
-    holds: 'who gets in on every request: the access table and its judge, sessions and their records, tokens, passwords (hash format, throttle, revocations), machine tokens, the Flood API, the account and administrators\' routes, the gate and its pages\' routes, the account rules and users store, validation, the HTTP edge, and the composition',
+    holds: 'who gets in on every request: the access table and its judge, sessions and their records, tokens, passwords (hash format, throttle), machine tokens, the Flood API, the account and administrators\' routes, the gate and its pages\' routes, the account rules and users store, validation, the HTTP edge, and the composition',
     paths: [
       'src/app.ts', 'src/server.ts', 'src/errors.ts',
       'src/auth/access.ts', 'src/auth/judge.ts', 'src/auth/amr.ts', 'src/auth/session.ts', 'src/auth/session-key.ts',
       'src/auth/session-records.ts', 'src/auth/jwt.ts', 'src/auth/secret.ts', 'src/auth/password.ts',
-      'src/auth/throttled-password.ts', 'src/auth/login-throttle.ts', 'src/auth/revocations.ts', 'src/auth/machine-tokens.ts',
+      'src/auth/throttled-password.ts', 'src/auth/login-throttle.ts', 'src/auth/machine-tokens.ts',
       'src/http/',
       'src/routes/auth.ts', 'src/routes/account.ts', 'src/routes/forward.ts', 'src/routes/context.ts',
       'src/routes/session-cookie.ts', 'src/routes/redirect-target.ts', 'src/routes/login-page.ts',
@@ -42,6 +42,11 @@ export const UNITS = Object.freeze([
       'src/store/lock-file.ts', 'src/store/lock-holder.ts', 'src/store/data-dir.ts', 'src/store/small-file.ts',
       'src/store/key-file.ts',
     ],
+  },
+  {
+    name: 'logout revocation',
+    holds: 'with --revoke-on-logout (off by default), the list of logged-out tokens refused until they expire, bounded and durable',
+    paths: ['src/auth/revocations.ts'],
   },
   {
     name: 'hashing pool',

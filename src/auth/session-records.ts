@@ -14,14 +14,21 @@ export const LAST_SEEN_RESOLUTION_SECONDS = 3600;
 
 export type SessionRecords = Awaited<ReturnType<typeof openSessionRecords>>;
 
-/** A sign-in: the client's address as the request log shows it, browserNameOf its User-Agent, its cookie's expiry. */
 export interface NewSession {
-  readonly user: StoredUser; readonly amr: Amr; readonly address: string; readonly browser: string; readonly expiresAt: number;
+  readonly user: StoredUser;
+  readonly amr: Amr;
+  /** The client's address, as the request log shows it. */
+  readonly address: string;
+  /** routes/browser-name.ts browserNameOf the request's User-Agent. */
+  readonly browser: string;
+  /** When its cookie expires (unix seconds). */
+  readonly expiresAt: number;
 }
 
 /**
- * The session records of sessions.json and the hot path's one lookup in memory; every change resolves
- * once the file holds it, so an ended session is refused from the answer on. Throws DocumentCorrupt.
+ * The session records (store/session-file.ts) of sessions.json, and the one check the hot path makes
+ * of them: a lookup in memory. Every change resolves once the file holds it (document-store.ts), so
+ * a session ended is refused from the answer on, and after a restart. Throws DocumentCorrupt on load.
  */
 export async function openSessionRecords(deps: {
   fs: StoreFileSystem;
@@ -76,14 +83,21 @@ export async function openSessionRecords(deps: {
     store.current.sessions.filter((record) => record.username === username && isLiveRecord(record, sessionKeyOf, now));
 
   return {
-    /** The hot path: session `id` is open for `username`'s token naming `sessionKey` (its `sid`); notes it seen. */
+    /**
+     * The hot path: whether session `id` is open for a token of `username` naming `sessionKey` (the
+     * token's `sid`, which the caller has compared with the account's). Notes the session seen, at
+     * most one write an hour. Never throws.
+     */
     isOpen(id: string, username: string, sessionKey: string): boolean {
       const record = indexOf().byId.get(id);
       if (record === undefined || record.username !== username || record.sessionKey !== sessionKey) return false;
       noteSeen(record, nowSeconds());
       return true;
     },
-    /** Records a sign-in; resolves with its id once durable, and the oldest sessions the limit `ended`. Throws store errors. */
+    /**
+     * Records a new sign-in and resolves with its id once the file holds it; past the per-account
+     * limit the account's oldest sessions end (`ended`). Throws StoreWriteFailed, StoreOutcomeUnknown, StoreClosed.
+     */
     async begin(session: NewSession): Promise<{ readonly id: string; readonly ended: readonly SessionRecord[] }> {
       const now = nowSeconds();
       const record: SessionRecord = {
@@ -103,14 +117,20 @@ export async function openSessionRecords(deps: {
       });
       return { id: record.id, ended };
     },
-    /** Binds a session to its account's new key after a change made from it; false when it was ended meanwhile. */
+    /**
+     * Binds a session to its account's new session key after a credential change made from it, with
+     * its new cookie's `amr` and expiry; false when that session is not there (it was ended meanwhile).
+     */
     carryOver(carried: CarriedOver): Promise<boolean> {
       return store.change((current) => {
         const next = withCarriedOverSession(current, carried);
         return next === undefined ? { next: current, result: false } : { next, result: true };
       });
     },
-    /** Ends session `id` of `username`; resolves once the file no longer holds it, false when there was no such live session. */
+    /**
+     * Ends session `id` of `username`; resolves once the file no longer holds it, false when there was
+     * no such live session.
+     */
     end(username: string, id: string): Promise<boolean> {
       return store.change((current) => {
         const next = withoutSession(current, username, id, sessionKeyOf, nowSeconds());

@@ -22,8 +22,9 @@ export type SessionChecker = ReturnType<typeof createSessionChecker>;
 
 /** What ends a session besides a credential change. */
 export interface SessionEnds {
-  /** `--revoke-on-logout`'s list; the session records, which a token naming one (`ses`) needs to be in. */
+  /** `--revoke-on-logout`'s list of logged-out tokens, when set. */
   readonly revocations: RevocationList | undefined;
+  /** The session records (auth/session-records.ts): a token naming one (`ses`) opens only while it is there. */
   readonly sessions: Pick<SessionRecords, 'isOpen'>;
 }
 

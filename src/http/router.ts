@@ -5,7 +5,8 @@ export interface RouteFound<H> {
   readonly handler: H;
   /** The raw (still percent-encoded) path parameter, when the route has one; with several, the last. */
   readonly param: string | undefined;
-  readonly params?: readonly string[]; // every raw parameter, for a pattern with one before its end
+  /** Every raw path parameter in order, for a pattern with a parameter before its end (only then present). */
+  readonly params?: readonly string[];
 }
 
 /** No route for the request: `allow` lists the path's methods (405), undefined when nothing is at the path (404). */
@@ -23,7 +24,10 @@ interface PathRoutes<H> {
 const NOT_FOUND: RouteMissing = Object.freeze({ handler: undefined, allow: undefined });
 
 /** A pattern with a parameter before its end (`/users/:name/sessions/:id`): its segments, undefined for a parameter. */
-interface SegmentPattern<H> { readonly segments: readonly (string | undefined)[]; readonly routes: PathRoutes<H> }
+interface SegmentPattern<H> {
+  readonly segments: readonly (string | undefined)[];
+  readonly routes: PathRoutes<H>;
+}
 
 /**
  * A method+path table. A pattern is a literal path, or a literal prefix ending in `/:name`

@@ -13,11 +13,17 @@ import type { StoredUser } from '../store/users.js';
 import type { RequestContext } from './context.js';
 
 export interface SessionCookies {
-  /** A sign-in: records a session (made as `amr` says) and resolves with its cookie once the record is durable. */
+  /**
+   * A sign-in: records a new session of `user` made as `amr` says (auth/session-records.ts), and
+   * resolves with the Set-Cookie line of its token once the record is durable. Throws what the
+   * sessions file's write throws (StoreWriteFailed, StoreOutcomeUnknown, StoreClosed).
+   */
   begin(ctx: RequestContext, user: StoredUser, amr?: Amr): Promise<string>;
   /**
-   * After a credential change made from the caller's session: it goes on under `user`'s new key (a token
-   * without `ses` begins one); its new cookie. Throws AuthRequired when it was ended meanwhile.
+   * After a credential change the caller made from its own session (`user` has a new session key):
+   * that session goes on under the new key, now made as `amr` says; the Set-Cookie line of its new
+   * token. A token without a session id (issued before sessions were recorded) begins a new session.
+   * Throws AuthRequired when the session was ended meanwhile.
    */
   carryOver(ctx: RequestContext, caller: Caller, user: StoredUser, amr: Amr): Promise<string>;
   /** The Set-Cookie line that clears the session cookie. */
@@ -67,8 +73,11 @@ export function createSessionCookies(deps: {
       expiresAt: iat + config.tokenTtlSeconds,
     });
     if (ended.length > 0) {
-      const fields = { event: 'sessions_ended_by_limit', username: user.username, count: ended.length };
-      deps.logger.info('oldest sessions ended: the account reached its limit of sessions', fields);
+      deps.logger.info('oldest sessions ended: the account reached its limit of sessions', {
+        event: 'sessions_ended_by_limit',
+        username: user.username,
+        count: ended.length,
+      });
     }
     return cookieOf(ctx, user, amr, { id, iat });
   };

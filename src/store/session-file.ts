@@ -5,8 +5,8 @@ import {
   fail, matching, objectOf, oneOf, pass, unixSeconds, type Checked, type Checker, type CheckedType,
 } from '../validate/check.js';
 
-// INTERFACE.md "Accounts people look after themselves": a record per sign-in (its session key then, its
-// cookie's expiry, lastSeenAt at most hourly); live while bound to the account's key and unexpired.
+// INTERFACE.md "Accounts people look after themselves": a record per sign-in, live while bound to its
+// account's current session key and not expired; records no longer live go at the file's next write.
 
 export const SESSIONS_FILE = 'sessions.json';
 /** A sign-in beyond this many live sessions of one account ends its oldest. */
@@ -25,9 +25,12 @@ const checkSessionRecord = objectOf(
   {
     id: matching(SESSION_ID_FORMAT, 'a session id'),
     username: checkUsername,
+    /** The account's session key when the session began (or was carried over a credential change). */
     sessionKey: matching(SESSION_KEY_FORMAT, 'a session key'),
     createdAt: unixSeconds,
+    /** Written at most once an hour per session: a coarse "in use lately". */
     lastSeenAt: unixSeconds,
+    /** The expiry of the session's cookie: after it the record opens nothing. */
     expiresAt: unixSeconds,
     address: matching(PRINTABLE_64, 'an address'),
     browser: matching(PRINTABLE_64, 'a browser name'),
@@ -87,7 +90,11 @@ function pruned(document: SessionsDocument, sessionKeyOf: SessionKeyOf, nowSecon
   return isSame ? document : { ...document, sessions, lastSignIns };
 }
 
-/** The document with `record` (a new sign-in, live) added, records no longer live dropped, and the account's last sign-in moved to its `createdAt`. Past MAX_SESSIONS_PER_ACCOUNT live sessions of the account, its oldest end: they are returned as `ended`. */
+/**
+ * The document with `record` (a new sign-in, live) added, records no longer live dropped, and the
+ * account's last sign-in moved to its `createdAt`. Past MAX_SESSIONS_PER_ACCOUNT live sessions of
+ * the account, its oldest end: they are returned as `ended`.
+ */
 export function withNewSession(
   document: SessionsDocument, record: SessionRecord, sessionKeyOf: SessionKeyOf, nowSeconds: number,
 ): { readonly next: SessionsDocument; readonly ended: readonly SessionRecord[] } {
@@ -114,11 +121,19 @@ export function withoutSession(
   return sessions.length === live.sessions.length ? undefined : { ...live, sessions };
 }
 
-/** The document with session `id` of `username` bound to the account's new session key (a credential change its owner made from this session, which goes on) and its new cookie's `amr` and expiry; undefined when there is no such session. */
+/**
+ * The document with session `id` of `username` bound to the account's new session key (a credential
+ * change its owner made from this session, which goes on) and its new cookie's `amr` and expiry;
+ * undefined when there is no such session.
+ */
 export function withCarriedOverSession(document: SessionsDocument, carried: CarriedOver): SessionsDocument | undefined {
   let isFound = false;
   const sessions = document.sessions.map((record) => {
-    if (record.id !== carried.id || record.username !== carried.username || record.sessionKey !== carried.fromSessionKey) {
+    if (
+      record.id !== carried.id ||
+      record.username !== carried.username ||
+      record.sessionKey !== carried.fromSessionKey
+    ) {
       return record;
     }
     isFound = true;
@@ -129,11 +144,19 @@ export function withCarriedOverSession(document: SessionsDocument, carried: Carr
 
 /** Session `id` of `username`, bound now to `fromSessionKey` (its token's), to go on under `sessionKey`. */
 export interface CarriedOver {
-  readonly id: string; readonly username: string; readonly fromSessionKey: string; readonly sessionKey: string; readonly amr: Amr; readonly expiresAt: number;
+  readonly id: string;
+  readonly username: string;
+  /** The account's session key the session was bound to, and the new one it goes on under. */
+  readonly fromSessionKey: string;
+  readonly sessionKey: string;
+  readonly amr: Amr;
+  readonly expiresAt: number;
 }
 
 /** The document with the sessions in `ids` seen at `nowSeconds` (those still in it). */
-export function withSessionsSeen(document: SessionsDocument, ids: ReadonlySet<string>, nowSeconds: number): SessionsDocument {
+export function withSessionsSeen(
+  document: SessionsDocument, ids: ReadonlySet<string>, nowSeconds: number,
+): SessionsDocument {
   let isChanged = false;
   const sessions = document.sessions.map((record) => {
     if (!ids.has(record.id) || record.lastSeenAt >= nowSeconds) return record;
