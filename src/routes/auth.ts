@@ -4,13 +4,11 @@ import { ACCESS } from '../auth/access.js';
 import { hashKeyOf, throttledMatch } from '../auth/throttled-password.js';
 import { withSecondStep } from '../auth/totp-sign-in.js';
 import type { WorkKey } from '../auth/work-limiter.js';
-import type { Caller } from '../auth/session.js';
 import {
   AuthRequired,
   HostNotAllowed,
   InvalidCredentials,
   InvalidPathParameter,
-  NotAdministrator,
   UserNotFound,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -19,7 +17,7 @@ import { createFirstRegistrationHostCheck } from '../http/host-header.js';
 import { prepareAnswer, sendJson, sendPrepared, type PreparedAnswer } from '../http/respond.js';
 import { addUser, changeUser, newAccount, removeUser, type UserChanges } from '../store/account-rules.js';
 import { accountSummaryOf } from '../store/account-summary.js';
-import type { StoredUser, UserView } from '../store/users.js';
+import type { StoredUser } from '../store/users.js';
 import {
   checkAuthenticateBody,
   checkPathUsername,
@@ -29,7 +27,7 @@ import {
   type AuthenticateBody,
 } from '../validate/auth.js';
 import { isAdministrator } from '../validate/level.js';
-import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
+import { assertStillAdministrator, callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from './context.js';
 
 export interface AuthRouteDeps extends RouteDeps {
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
@@ -256,11 +254,6 @@ async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 
 function nowSeconds(api: AuthApi): number {
   return Math.floor(api.now() / 1000);
-}
-
-/** Re-checks, inside a store change, that the caller is still an administrator with a live session. */
-function assertStillAdministrator(api: AuthApi, view: UserView, caller: Caller): void {
-  if (!isAdministrator(stillSignedIn(api, view, caller).level)) throw new NotAdministrator();
 }
 
 /** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */

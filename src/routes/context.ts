@@ -8,13 +8,14 @@ import type { Admission, Judge } from '../auth/judge.js';
 import { accountStillSignedIn, type Caller, type Credentials, type SessionChecker } from '../auth/session.js';
 import type { TotpAccounts } from '../auth/totp-account.js';
 import type { Config } from '../config.js';
-import { ValidationFailed } from '../errors.js';
+import { NotAdministrator, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import type { BodyUse } from '../http/body-policy.js';
 import type { ProxyTrust } from '../http/client-address.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import type { Checker } from '../validate/check.js';
+import { isAdministrator } from '../validate/level.js';
 import type { SessionCookies } from './session-cookie.js';
 
 /** What a handler gets: the parsed pieces of one request. */
@@ -92,4 +93,15 @@ export function stillSignedIn(
 ): StoredUser {
   const find = 'get' in users ? (name: string) => users.get(name) : (name: string) => users.find(name);
   return accountStillSignedIn(find, caller, deps);
+}
+
+/**
+ * Re-checked when a change is made (a store change's view, or the store): the caller is still an
+ * administrator with a live session, so a session ended or demoted since the judge admitted it changes
+ * nothing. Throws AuthRequired or NotAdministrator.
+ */
+export function assertStillAdministrator(
+  deps: Pick<RouteDeps, 'revocations' | 'sessions'>, users: Pick<UserView, 'get'> | UserStore, caller: Caller,
+): void {
+  if (!isAdministrator(stillSignedIn(deps, users, caller).level)) throw new NotAdministrator();
 }

@@ -1,11 +1,10 @@
 import type { SessionRecords } from '../auth/session-records.js';
-import { NotAdministrator, SessionNotFound, UserNotFound } from '../errors.js';
+import { SessionNotFound, UserNotFound } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { SESSION_ID_FORMAT, type SessionRecord } from '../store/session-file.js';
 import { usernameFromPath } from './auth.js';
 import { withNewSessions } from '../store/account-rules.js';
-import { isAdministrator } from '../validate/level.js';
-import { callerOf, stillSignedIn, type RequestContext, type Route, type RouteDeps } from './context.js';
+import { assertStillAdministrator, callerOf, type RequestContext, type Route, type RouteDeps } from './context.js';
 
 export interface SessionRouteDeps extends RouteDeps {
   readonly sessions: SessionRecords;
@@ -60,7 +59,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
       const caller = callerOf(ctx);
       const username = accountOf(ctx);
       await store.change((view) => {
-        stillAdministrator(deps, view, caller);
+        assertStillAdministrator(deps, view, caller);
         const user = view.get(username);
         if (user === undefined) throw new UserNotFound();
         view.set(withNewSessions(user, Math.floor(deps.now() / 1000)));
@@ -77,11 +76,6 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
       sendJson(ctx.res, 200, {});
     } },
   ];
-}
-
-/** Inside a store change: the caller is still a signed-in administrator; else throws. */
-function stillAdministrator(deps: SessionRouteDeps, view: Parameters<typeof stillSignedIn>[1], caller: ReturnType<typeof callerOf>): void {
-  if (!isAdministrator(stillSignedIn(deps, view, caller).level)) throw new NotAdministrator();
 }
 
 /** A session as its owner and administrators see it: times in milliseconds, never its session key. */

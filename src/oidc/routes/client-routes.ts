@@ -1,14 +1,13 @@
 import type { SessionRecords } from '../../auth/session-records.js';
-import { accountStillSignedIn, type Caller } from '../../auth/session.js';
+import { accountStillSignedIn } from '../../auth/session.js';
 import type { RevocationList } from '../../auth/revocations.js';
-import { ClientNotFound, NotAdministrator } from '../../errors.js';
+import { ClientNotFound } from '../../errors.js';
 import { sendJson } from '../../http/respond.js';
 import type { Logger } from '../../log/logger.js';
-import { callerOf, readCheckedBody, type Route } from '../../routes/context.js';
+import { assertStillAdministrator, callerOf, readCheckedBody, type Route } from '../../routes/context.js';
 import { changeUser } from '../../store/account-rules.js';
 import type { UserStore } from '../../store/users.js';
 import { objectOf, optional, pass, type Checker } from '../../validate/check.js';
-import { isAdministrator } from '../../validate/level.js';
 import { checkDisplayName, checkEmail } from '../../validate/profile.js';
 import type { AccessTokenStore } from '../access-tokens.js';
 import { addClient, checkNewClientBody, clientSummaryOf, CLIENT_ID_FORMAT, newClientSecret, removeClient } from '../clients.js';
@@ -38,11 +37,6 @@ const checkProfileBody = objectOf({ email: optional(orNull(checkEmail)), name: o
  */
 export function clientRoutes(deps: ClientRouteDeps): Route[] {
   const { clients } = deps;
-  /** Re-checked when the change is made: a session ended or demoted meanwhile changes nothing. */
-  const stillAdministrator = (caller: Caller): void => {
-    const user = accountStillSignedIn((name) => deps.users.find(name), caller, deps);
-    if (!isAdministrator(user.level)) throw new NotAdministrator();
-  };
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
 
   return [
@@ -59,7 +53,7 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
         const fields = await readCheckedBody(ctx, checkNewClientBody, deps.maxBodyBytes);
         const secret = fields.public === true ? undefined : newClientSecret();
         const client = await clients.change((document) => {
-          stillAdministrator(caller);
+          assertStillAdministrator(deps, deps.users, caller);
           const added = addClient(document, fields, secret?.digest, nowSeconds());
           return { next: added.next, result: added.client };
         });
@@ -76,7 +70,7 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
         const clientId = ctx.param ?? '';
         if (!CLIENT_ID_FORMAT.test(clientId)) throw new ClientNotFound();
         await clients.change((document) => {
-          stillAdministrator(caller);
+          assertStillAdministrator(deps, deps.users, caller);
           if (document.clients.every((client) => client.clientId !== clientId)) throw new ClientNotFound();
           return { next: removeClient(document, clientId).next, result: undefined };
         });
