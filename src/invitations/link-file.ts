@@ -22,6 +22,9 @@ const MAX_LINKS = 4 * MAX_OPEN_LINKS;
 export const LINK_ID_FORMAT = /^[A-Za-z0-9_-]{16}$/;
 const DIGEST_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
+/** The maker of links made with `gatehouse users invite`: whoever holds the data directory. */
+export const COMMAND_LINE_MAKER = '(command line)';
+
 /** Why a link opens nothing (each has its own message: errors.ts InvitationInvalid). */
 export type LinkProblem = 'expired' | 'spent' | 'withdrawn' | 'unknown';
 
@@ -36,7 +39,7 @@ const common = {
   digest: matching(DIGEST_FORMAT, 'a digest'),
   createdAt: unixSeconds,
   expiresAt: unixSeconds,
-  /** The administrator who made it (or "(command line)"). */
+  /** The administrator who made it (or COMMAND_LINE_MAKER); the link opens only while that account is one. */
   createdBy: checkUsername,
   /** Absent while the link is open. */
   closed: optional(checkClosed),

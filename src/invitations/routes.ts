@@ -1,13 +1,14 @@
 import { PASSWORD_ONLY } from '../auth/amr.js';
 import { hashKeyOf } from '../auth/throttled-password.js';
-import { InvitationNotFound, ResetLinkInvalid, TooManyAttempts, UsernameTaken, UserNotFound, ValidationFailed } from '../errors.js';
+import { InvitationInvalid, InvitationNotFound, ResetLinkInvalid, TooManyAttempts, UsernameTaken, UserNotFound, ValidationFailed } from '../errors.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
 import { addUser, changeUser, newAccount } from '../store/account-rules.js';
 import { usernameFromPath } from '../routes/auth.js';
+import { isAdministrator } from '../validate/level.js';
 import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from '../routes/context.js';
 import { checkNewInvitationBody, checkSecretBody, DEFAULT_INVITATION_DAYS, joinBodyChecker, resetBodyChecker } from './bodies.js';
-import { LINK_ID_FORMAT, type Invitation, type Link, type ResetLink } from './link-file.js';
+import { COMMAND_LINE_MAKER, LINK_ID_FORMAT, type Invitation, type Link, type ResetLink } from './link-file.js';
 import type { LinkStore } from './links.js';
 import { linkUrl, type LinkPage } from './link-url.js';
 
@@ -52,6 +53,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
     try {
       const link = links.find(kind, secret);
       const found: Link = link;
+      requireLiveMaker(found);
       if (found.kind === 'reset') requireSameAccount(found);
       throttle.recordSuccess(key, client);
       return link;
@@ -62,6 +64,19 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
         reason: error instanceof Error ? error.message : String(error),
       });
       throw error;
+    }
+  };
+
+  /**
+   * A link speaks for the administrator who made it: once that account is one no more (demoted,
+   * deleted or renamed), its links open nothing, so a session taken back from an attacker leaves no
+   * invitation to an administrator's account, nor an unlisted reset link, behind.
+   */
+  const requireLiveMaker = (link: Link): void => {
+    if (link.createdBy === COMMAND_LINE_MAKER) return;
+    const maker = store.find(link.createdBy);
+    if (maker === undefined || !isAdministrator(maker.level)) {
+      throw link.kind === 'reset' ? new ResetLinkInvalid('withdrawn') : new InvitationInvalid('withdrawn');
     }
   };
 
@@ -109,7 +124,8 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
       const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, undefined));
       // Spent first, durably: of parallel joins one wins, and a crash before the account is made
       // leaves the link spent (fail closed) rather than good for a second account.
-      await links.claim(link, () => {
+      await links.claim(link, (latest) => {
+        requireLiveMaker(latest);
         if (store.find(username) !== undefined) throw new UsernameTaken();
       });
       const fields = { username, level: link.level, passwordHash, ...(link.groups === undefined ? {} : { groups: link.groups }) };
@@ -142,7 +158,10 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
       const body = await readCheckedBody(ctx, resetBody, config.maxBodyBytes);
       const link = guarded(ctx, 'reset', body.secret);
       const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, undefined));
-      await links.claim(link, requireSameAccount);
+      await links.claim(link, (latest) => {
+        requireLiveMaker(latest);
+        requireSameAccount(latest);
+      });
       try {
         // A new password is a credential change: the account's session key is replaced, so every
         // session (and refresh token bound to it) ends; its second factors stay.
