@@ -7,6 +7,7 @@ import { readAuthorizeRequest } from './authorize-request.js';
 import type { StoredClient } from './clients.js';
 import type { CodeStore } from './codes.js';
 import type { FormParameters } from './form.js';
+import type { FreshMarks } from './fresh-mark.js';
 import { isAllowedBy } from './token-service.js';
 
 // What an authorization request comes to, once its client and redirect URI are known good
@@ -17,7 +18,7 @@ import { isAllowedBy } from './token-service.js';
 
 /** Added to the authorize URL the sign-in page returns to: the hop through it has happened (prompt=none). */
 export const HOP_MARK = 'gatehouse_hop';
-/** Added for prompt=login and max_age: a session made at or after this second is fresh enough. */
+/** Added for prompt=login and max_age: a session made at or after the second it names is fresh enough (fresh-mark.ts). */
 export const FRESH_MARK = 'gatehouse_signed_in_after';
 
 /** The session an authorization request comes with, from its cookie. */
@@ -32,6 +33,8 @@ export interface AuthorizeDeps {
   readonly issuer: string;
   readonly users: UserStore;
   readonly codes: CodeStore;
+  /** Signs and reads FRESH_MARK: only a mark authorize made counts. */
+  readonly freshMarks: FreshMarks;
   /** Whether this client, for this account, needs a two-factor session (its `mfa`, --require-mfa, or the administrators' rule). */
   readonly needsTwoFactors: (client: StoredClient, user: StoredUser) => boolean;
   readonly nowSeconds: () => number;
@@ -61,13 +64,12 @@ async function decide(
     return signInPage(parameters, { [HOP_MARK]: '1' }, isPromptNone ? { prompt: 'none' } : {});
   }
   const now = deps.nowSeconds();
-  const freshAfter = Number(/^[0-9]{1,12}$/.exec(parameters.get(FRESH_MARK) ?? '')?.[0] ?? Infinity);
-  const isFresh = session.signedInAt >= freshAfter;
+  const isFresh = session.signedInAt >= deps.freshMarks.signedInAfter(parameters.get(FRESH_MARK), client.clientId, now);
   const isTooOld = request.prompt === 'login' ||
     (request.maxAgeSeconds !== undefined && now - session.signedInAt > request.maxAgeSeconds);
   if (isTooOld && !isFresh) {
     if (isPromptNone) throw new OAuthRefused('login_required', 'A new sign-in is needed.');
-    return signInPage(parameters, { [FRESH_MARK]: String(now) }, { prompt: 'login' });
+    return signInPage(parameters, { [FRESH_MARK]: deps.freshMarks.make(client.clientId, now) }, { prompt: 'login' });
   }
   if (!isAllowedBy(client, session.user)) throw new OAuthRefused('access_denied', 'This account may not sign in to this app.');
   if (deps.needsTwoFactors(client, session.user) && !isTwoFactor(session.amr)) {

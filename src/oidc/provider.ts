@@ -13,6 +13,7 @@ import { openClientStore } from './client-store.js';
 import { CLIENTS_SECTION } from './pages/clients-section.js';
 import { PROFILE_SECTION } from './pages/profile-section.js';
 import { createCodeStore } from './codes.js';
+import { createFreshMarks } from './fresh-mark.js';
 import { openGrantStore } from './grant-store.js';
 import { clientRoutes } from './routes/client-routes.js';
 import { logoutRoutes } from './routes/logout-route.js';
@@ -64,7 +65,7 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
   const routes = [
     ...providerRoutes({
       issuer, clients, tokens, keys,
-      authorize: { issuer, users: deps.store, codes, nowSeconds },
+      authorize: { issuer, users: deps.store, codes, freshMarks: createFreshMarks(), nowSeconds },
       requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins,
       maxBodyBytes: config.maxBodyBytes, logger, sha256Base64: deps.sha256Base64, now,
     }),
