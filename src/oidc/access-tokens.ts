@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_ACCESS_TOKENS } from './limits.js';
+import type { SignedInSession } from './codes.js';
 import type { Scope } from './parameters.js';
 
 // Access tokens (INTERFACE.md "Sign in with Gatehouse", access tokens): 256 random bits, opaque, good
@@ -13,6 +14,8 @@ export interface AccessTokenRecord {
   readonly username: string;
   /** The account's session key when issued: a change that ends its sessions ends the token. */
   readonly sessionKey: string;
+  /** The session it was got through: ending that session ends it. */
+  readonly session: SignedInSession | undefined;
   readonly scopes: readonly Scope[];
   /** The refresh token family it came with, if any: revoking that family revokes it. */
   readonly grantId: string | undefined;

@@ -5,7 +5,7 @@ import type { StoredUser, UserStore } from '../store/users.js';
 import type { RedirectTarget } from './authorize-request.js';
 import { readAuthorizeRequest } from './authorize-request.js';
 import type { StoredClient } from './clients.js';
-import type { CodeStore } from './codes.js';
+import type { CodeStore, SignedInSession } from './codes.js';
 import type { FormParameters } from './form.js';
 import type { FreshMarks } from './fresh-mark.js';
 import { isAllowedBy } from './token-service.js';
@@ -27,6 +27,8 @@ export interface AuthorizeSession {
   readonly amr: Amr;
   /** When the session was made (its token's iat): the id_token's auth_time. */
   readonly signedInAt: number;
+  /** Its session record (the token's `ses`) and the cookie's expiry; undefined for tokens that name none. */
+  readonly session: SignedInSession | undefined;
 }
 
 export interface AuthorizeDeps {
@@ -86,6 +88,7 @@ async function decide(
     nonce: request.nonce,
     username: user.username,
     sessionKey: user.sessionKey,
+    session: session.session,
     scopes: request.scopes,
     amr: session.amr,
     authTime: session.signedInAt,

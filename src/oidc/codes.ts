@@ -9,6 +9,16 @@ import type { Scope } from './parameters.js';
 // sign-in again). A used code is remembered a while longer, with what it issued, so that a second
 // use (RFC 6749 section 4.1.2: the code leaked) revokes those tokens.
 
+/**
+ * The session record (its `ses`) a code, access token or refresh token was got through, and until when
+ * its cookie lasts: ending that session ends them; once the cookie has expired on its own, only the
+ * account's session key still binds them (refresh tokens outlive a sign-in: offline_access).
+ */
+export interface SignedInSession {
+  readonly id: string;
+  readonly until: number;
+}
+
 /** What the authorize step bound the code to. */
 export interface CodeBinding {
   readonly clientId: string;
@@ -18,6 +28,8 @@ export interface CodeBinding {
   readonly username: string;
   /** The account's session key when the code was made: a change that ends its sessions ends the code. */
   readonly sessionKey: string;
+  /** The session record the code was made through (INTERFACE.md "Accounts people look after themselves"). */
+  readonly session: SignedInSession | undefined;
   readonly scopes: readonly Scope[];
   readonly amr: Amr;
   readonly authTime: number;

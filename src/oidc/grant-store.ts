@@ -3,8 +3,9 @@ import { readAmr, type Amr } from '../auth/amr.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
 import { openDocumentStore } from '../store/document-store.js';
 import type { StoreFileSystem } from '../store/file-system.js';
+import { SESSION_ID_FORMAT } from '../store/session-file.js';
 import { checkUsername } from '../validate/auth.js';
-import { fail, isPlainObject, matching, objectOf, pass, unixSeconds, type Checker, type CheckedType } from '../validate/check.js';
+import { fail, isPlainObject, matching, objectOf, optional, pass, unixSeconds, type Checker, type CheckedType } from '../validate/check.js';
 import { CLIENT_ID_FORMAT } from './clients.js';
 import { MAX_GRANTS, MAX_GRANTS_PER_ACCOUNT_AND_CLIENT, REFRESH_TOKEN_IDLE_SECONDS } from './limits.js';
 import { SCOPES, type Scope } from './parameters.js';
@@ -36,6 +37,8 @@ const checkStoredGrant = objectOf(
     clientId: matching(CLIENT_ID_FORMAT, 'a client id'),
     username: checkUsername,
     sessionKey: matching(SESSION_KEY_FORMAT, 'a session key'),
+    /** The session it was got through; ending that session (before its cookie expired) ends the family. */
+    session: optional(objectOf({ id: matching(SESSION_ID_FORMAT, 'a session id'), until: unixSeconds }, { rejectUnknownKeys: true })),
     scopes: checkScopeList,
     amr: checkAmr,
     authTime: unixSeconds,

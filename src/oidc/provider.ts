@@ -60,7 +60,7 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
   const codes = createCodeStore();
   const accessTokens = createAccessTokenStore();
   const tokens = createTokenService({
-    issuer, keys, clients, grants, codes, accessTokens, users: deps.store, throttle: deps.throttle, logger, now,
+    issuer, keys, clients, grants, codes, accessTokens, users: deps.store, sessions: deps.sessions, throttle: deps.throttle, logger, now,
   });
   const routes = [
     ...providerRoutes({

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { SessionRecords } from '../auth/session-records.js';
 import { OAuthRefused, TooManyAttempts } from '../errors.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import type { Logger } from '../log/logger.js';
@@ -8,7 +9,7 @@ import type { AccessTokenStore } from './access-tokens.js';
 import { idTokenClaims, userClaims } from './claims.js';
 import { isClientSecret, type StoredClient } from './clients.js';
 import type { ClientStore } from './client-store.js';
-import type { CodeBinding, CodeStore } from './codes.js';
+import type { CodeBinding, CodeStore, SignedInSession } from './codes.js';
 import type { GrantStore, StoredGrant } from './grant-store.js';
 import { signJwt } from './jws.js';
 import type { Scope } from './parameters.js';
@@ -28,6 +29,8 @@ export interface TokenServiceDeps {
   readonly codes: CodeStore;
   readonly accessTokens: AccessTokenStore;
   readonly users: UserStore;
+  /** The session records: what was got through a session ends with it. */
+  readonly sessions: Pick<SessionRecords, 'isOpen'>;
   readonly throttle: LoginThrottle;
   readonly logger: Logger;
   /** Milliseconds since the epoch. */
@@ -44,12 +47,25 @@ export interface TokenAnswer {
   readonly scope: string;
 }
 
-/** The account a token or code speaks for, while its sessions have not ended since and its client still lets it in. */
+/** What a code, access token or refresh token was got through. */
+export interface TokenHolder {
+  readonly username: string;
+  readonly sessionKey: string;
+  readonly session?: SignedInSession | undefined;
+}
+
+/**
+ * The account a token or code speaks for, while its sessions have not ended since (the account's
+ * session key; and the session it was got through, until that session's cookie would have expired)
+ * and its client still lets it in.
+ */
 export function liveAccount(
-  users: UserStore, holder: { readonly username: string; readonly sessionKey: string }, client: StoredClient,
+  users: UserStore, sessions: Pick<SessionRecords, 'isOpen'>, holder: TokenHolder, client: StoredClient, nowSeconds: number,
 ): StoredUser | undefined {
   const user = users.find(holder.username);
   if (user === undefined || user.sessionKey !== holder.sessionKey || user.sub === undefined) return undefined;
+  const { session } = holder;
+  if (session !== undefined && nowSeconds < session.until && !sessions.isOpen(session.id, user.username, user.sessionKey)) return undefined;
   return isAllowedBy(client, user) ? user : undefined;
 }
 
@@ -68,6 +84,8 @@ export type TokenService = ReturnType<typeof createTokenService>;
 export function createTokenService(deps: TokenServiceDeps) {
   const { throttle, logger } = deps;
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const accountOf = (holder: TokenHolder, client: StoredClient): StoredUser | undefined =>
+    liveAccount(deps.users, deps.sessions, holder, client, nowSeconds());
 
   const refuse = (address: string, event: string, fields: Record<string, string>, error: OAuthRefused): never => {
     logger.warn('OpenID Connect request refused', { event: 'oidc_refused', address, reason: event, ...fields });
@@ -102,13 +120,15 @@ export function createTokenService(deps: TokenServiceDeps) {
 
   /** Signs the id_token and, unless already done (a refresh), issues the access token. */
   function answer(
-    client: StoredClient, user: StoredUser, facts: { scopes: readonly Scope[]; nonce: string | undefined; amr: CodeBinding['amr']; authTime: number },
+    client: StoredClient, user: StoredUser,
+    facts: { scopes: readonly Scope[]; nonce: string | undefined; amr: CodeBinding['amr']; authTime: number; session: SignedInSession | undefined },
     grant: { grantId: string; refreshToken: string } | undefined,
   ): { answer: TokenAnswer; accessTokenDigest: string } {
     const now = nowSeconds();
     const sub = user.sub ?? '';
     const access = deps.accessTokens.issue({
-      clientId: client.clientId, username: user.username, sessionKey: user.sessionKey, scopes: facts.scopes, grantId: grant?.grantId,
+      clientId: client.clientId, username: user.username, sessionKey: user.sessionKey, session: facts.session, scopes: facts.scopes,
+      grantId: grant?.grantId,
     }, now);
     const idToken = signJwt(deps.keys.signingKey(client.alg), idTokenClaims({
       issuer: deps.issuer, clientId: client.clientId, user, sub, scopes: facts.scopes, nonce: facts.nonce, amr: facts.amr,
@@ -162,13 +182,13 @@ export function createTokenService(deps: TokenServiceDeps) {
         return refuse(address, 'wrong PKCE verifier', fields, grantFailure('The PKCE code_verifier does not match.'));
       }
     }
-    const user = liveAccount(deps.users, binding, client);
+    const user = accountOf(binding, client);
     if (user === undefined) return refuse(address, 'session ended', fields, grantFailure('The sign-in behind this code has ended.'));
     let grant: { grantId: string; refreshToken: string } | undefined;
     if (binding.scopes.includes('offline_access')) {
       const issuedGrant = await deps.grants.issue({
-        clientId: client.clientId, username: user.username, sessionKey: user.sessionKey, scopes: binding.scopes,
-        amr: binding.amr, authTime: binding.authTime,
+        clientId: client.clientId, username: user.username, sessionKey: user.sessionKey,
+        ...(binding.session === undefined ? {} : { session: binding.session }), scopes: binding.scopes, amr: binding.amr, authTime: binding.authTime,
       }, nowSeconds());
       grant = { grantId: issuedGrant.grant.id, refreshToken: issuedGrant.token };
       issued.grantId = grant.grantId;
@@ -199,7 +219,7 @@ export function createTokenService(deps: TokenServiceDeps) {
     }
     let user: StoredUser | undefined;
     const isValid = (grant: StoredGrant): boolean => {
-      user = grant.clientId === client.clientId ? liveAccount(deps.users, grant, client) : undefined;
+      user = grant.clientId === client.clientId ? accountOf(grant, client) : undefined;
       return user !== undefined;
     };
     const outcome = await deps.grants.refresh(request.refreshToken, nowSeconds(), isValid);
@@ -211,7 +231,7 @@ export function createTokenService(deps: TokenServiceDeps) {
     const { grant, token } = outcome;
     const signedIn = user ?? deps.users.find(grant.username);
     if (signedIn === undefined) return refuse(address, 'session ended', fields, grantFailure('The sign-in behind this refresh token has ended.'));
-    return answer(client, signedIn, { scopes, nonce: undefined, amr: grant.amr, authTime: grant.authTime },
+    return answer(client, signedIn, { scopes, nonce: undefined, amr: grant.amr, authTime: grant.authTime, session: grant.session },
       { grantId: grant.id, refreshToken: token }).answer;
   }
 
@@ -240,7 +260,7 @@ export function createTokenService(deps: TokenServiceDeps) {
       const record = deps.accessTokens.find(token, nowSeconds());
       if (record === undefined) return undefined;
       const client = deps.clients.find(record.clientId);
-      const user = client === undefined ? undefined : liveAccount(deps.users, record, client);
+      const user = client === undefined ? undefined : accountOf(record, client);
       return user === undefined ? undefined : userClaims(user, user.sub ?? '', record.scopes);
     },
   };

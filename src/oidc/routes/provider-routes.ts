@@ -65,7 +65,13 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
   const sessionOf = (ctx: RequestContext): AuthorizeSession | undefined => {
     const { caller } = ctx.admission;
     if (caller === undefined || caller.claims.sid === undefined) return undefined;
-    return { user: caller.user, amr: caller.claims.amr ?? PASSWORD_ONLY, signedInAt: Math.floor(caller.claims.iat) };
+    const { ses, exp } = caller.claims;
+    return {
+      user: caller.user,
+      amr: caller.claims.amr ?? PASSWORD_ONLY,
+      signedInAt: Math.floor(caller.claims.iat),
+      session: ses === undefined ? undefined : { id: ses, until: Math.floor(exp) },
+    };
   };
 
   const authorize = async (ctx: RequestContext, parameters: FormParameters | undefined): Promise<void> => {
