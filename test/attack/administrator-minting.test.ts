@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { claimsOf, createUser, login, startPopulatedServer, updateUser, type TestUser } from '../helpers/api.js';
 import { addPasskey, HEADERS, newAuthenticator } from '../helpers/passkeys.js';
-import type { TestResponse, TestServer } from '../helpers/server.js';
+import { CLIENT_SETTINGS, type TestResponse, type TestServer } from '../helpers/server.js';
 
 describe('a one-factor session of an administrator with a second factor makes no administrator', () => {
   let server: TestServer;
@@ -30,7 +30,7 @@ describe('a one-factor session of an administrator with a second factor makes no
 
   it('refuses a new administrator (users API, register, invitation) and a level raised to one', async () => {
     refused(await request('POST', '/api/auth/users', { username: 'minion-a', password: 'minion-password', level: 'ADMINISTRATOR' }), 'POST users');
-    refused(await request('POST', '/api/auth/register', { username: 'minion-b', password: 'minion-password', level: 10 }), 'register');
+    refused(await request('POST', '/api/auth/register', { username: 'minion-b', password: 'minion-password', level: 10, client: CLIENT_SETTINGS }), 'register');
     refused(await request('POST', '/api/auth/invites', { level: 'ADMINISTRATOR' }), 'invitation');
     const plain = await createUser(server, oneFactor, { level: 'USER' });
     refused(await updateUser(server, oneFactor, plain.username, { level: 'ADMINISTRATOR' }), 'PATCH level');
