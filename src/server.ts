@@ -147,7 +147,7 @@ export async function startServer(config: Config, options: ServerOptions) {
         isStopping: () => isStopping,
         logger,
         now,
-        forbiddenPage: buildForbiddenPage(sha256Base64),
+        forbiddenPage: buildForbiddenPage(sha256Base64, { isPasskeyOffered }),
         requireMfa: config.requireMfa,
       }),
       ...pageRoutes('signInPage', buildLoginPage({

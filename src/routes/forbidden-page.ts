@@ -29,7 +29,9 @@ const SLOT = '\u0000gatehouse-forbidden-slot\u0000';
  * lacks, and a link to sign in as someone else. No script of its own (only the shell's empty
  * wrapper, allowed by hash), nothing loaded; every piece of text from the account is escaped.
  */
-export function buildForbiddenPage(sha256Base64: Sha256Base64): ForbiddenPage {
+export function buildForbiddenPage(sha256Base64: Sha256Base64, options: { readonly isPasskeyOffered: boolean }): ForbiddenPage {
+  // A passkey is named only where one can be used: with passkeys off the page would send users looking for it.
+  const secondFactors = options.isPasskeyOffered ? 'a code or a passkey' : 'a code from an authenticator app';
   const template = buildPage({
     title: 'Not allowed',
     body: `<h1>Not allowed</h1>\n${SLOT}`,
@@ -49,7 +51,7 @@ export function buildForbiddenPage(sha256Base64: Sha256Base64): ForbiddenPage {
         : `membership in one of the groups ${names}`);
     }
     if (content.missing.isSecondFactorNeeded === true) {
-      needs.push('a sign-in with a second factor (a code or a passkey)');
+      needs.push(`a sign-in with a second factor (${secondFactors})`);
     }
     const list = needs.length === 0
       ? '<p>This page is not open to your account.</p>'
