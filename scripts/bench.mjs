@@ -856,9 +856,12 @@ async function benchRun() {
   // Machine tokens (when this build has them): the administrator's, made once over the API, sent
   // as Bearer and as Basic; the same run and rounds as the cookie row, so they compare directly.
   const machineTokenRes = hasForward
-    ? await fetchOnce(`${large.url}/api/auth/account/tokens`, { method: 'POST', headers: large.cookie, body: JSON.stringify({ name: 'bench' }) })
+    ? await fetchOnce(`${large.url}/api/auth/account/tokens`, { method: 'POST', headers: large.cookie, body: JSON.stringify({ name: 'bench', password: PASSWORD }) })
     : undefined;
   const machineToken = machineTokenRes?.status === 200 ? JSON.parse(machineTokenRes.body).token : undefined;
+  if (machineTokenRes !== undefined && machineToken === undefined) {
+    log(`machine token rows not measured: making the token answered ${machineTokenRes.status} ${machineTokenRes.body.slice(0, 200)}`);
+  }
   const bearerHeaders = { Authorization: `Bearer ${machineToken}` };
   const basicHeaders = { Authorization: `Basic ${Buffer.from(`${ADMIN}:${machineToken}`).toString('base64')}` };
   if (machineToken !== undefined) {
