@@ -3,7 +3,7 @@
 // it fixes, or that it expired, was used or withdrawn), then makes the account, then offers a second
 // factor on the account page, whose forms and rules are the ones that apply.
 import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
-import { SECRET_FROM_FRAGMENT } from './fragment-secret.js';
+import { REFUSED_LINK, SECRET_FROM_FRAGMENT } from './fragment-secret.js';
 
 const BODY = `
 <h1>Join</h1>
@@ -38,7 +38,7 @@ a.button{display:block;padding:.6rem;border:1px solid #3465d9;border-radius:4px;
 a.button:focus-visible{outline:2px solid #3465d9;outline-offset:1px}
 `;
 
-const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}
+const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}${REFUSED_LINK}
 var form = byId('join');
 var problem = byId('problem');
 var message = byId('message');
@@ -48,15 +48,9 @@ var when = function (ms) {
   var date = new Date(ms);
   return isNaN(date.getTime()) ? '' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 };
-/** A refused link: its own message (expired, used, withdrawn, unknown) and nothing to fill in. */
-var refuse = function (answer) {
-  byId('loading').hidden = true;
-  form.hidden = true;
-  say(problem, answer.status === 429 ? 'Too many attempts from here; try again later.' : problemOf(answer));
-};
 
 var check = function () {
-  if (secret === '') return refuse({ status: 401, body: { message: 'This link is not valid; check that the whole link was copied.' } });
+  if (secret === '') return refuse(NO_SECRET);
   callApi('POST', '../api/auth/join/check', { secret: secret }).then(function (answer) {
     var body = bodyOf(answer);
     if (body === null) return refuse(answer);

@@ -3,7 +3,7 @@
 // new password ends every session of the account; it does not sign in (the account's second factors
 // still apply at the sign-in page).
 import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
-import { SECRET_FROM_FRAGMENT } from './fragment-secret.js';
+import { REFUSED_LINK, SECRET_FROM_FRAGMENT } from './fragment-secret.js';
 
 const BODY = `
 <h1>New password</h1>
@@ -26,19 +26,14 @@ const BODY = `
 </div>
 `;
 
-const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}
+const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}${REFUSED_LINK}
 var form = byId('reset');
 var problem = byId('problem');
 var message = byId('message');
 var secret = secretFromFragment();
-var refuse = function (answer) {
-  byId('loading').hidden = true;
-  form.hidden = true;
-  say(problem, answer.status === 429 ? 'Too many attempts from here; try again later.' : problemOf(answer));
-};
 
 var check = function () {
-  if (secret === '') return refuse({ status: 401, body: { message: 'This link is not valid; check that the whole link was copied.' } });
+  if (secret === '') return refuse(NO_SECRET);
   callApi('POST', '../api/auth/reset/check', { secret: secret }).then(function (answer) {
     var body = bodyOf(answer);
     if (body === null) return refuse(answer);
