@@ -27,7 +27,7 @@ export const UNITS = Object.freeze([
       'src/routes/auth.ts', 'src/routes/account.ts', 'src/routes/forward.ts', 'src/routes/context.ts',
       'src/routes/session-cookie.ts', 'src/routes/redirect-target.ts', 'src/routes/login-page.ts',
       'src/routes/logout-page.ts', 'src/routes/forbidden-page.ts', 'src/routes/health.ts',
-      'src/store/users.ts', 'src/store/account-rules.ts', 'src/store/account-summary.ts',
+      'src/store/users.ts', 'src/store/group-commit.ts', 'src/store/account-rules.ts', 'src/store/account-summary.ts',
       'src/store/machine-token-rules.ts', 'src/store/session-file.ts',
       'src/validate/auth.ts', 'src/validate/check.ts', 'src/validate/client-settings.ts', 'src/validate/groups.ts',
       'src/validate/host-name.ts', 'src/validate/level.ts', 'src/validate/machine-token.ts', 'src/validate/utf8.ts',

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
+import { StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import type { Checker } from '../validate/check.js';
 import { RenamedButNotDurable, unlessMissing, writeFileAtomic } from './atomic-file.js';
+import { createGroupCommit } from './group-commit.js';
 import type { StoreFileSystem } from './file-system.js';
 
 /**
@@ -63,13 +64,6 @@ export class DocumentCorrupt extends Error {
   }
 }
 
-interface Job<T> {
-  readonly apply: (current: T) => DocumentChange<T, unknown>;
-  readonly resolve: (value: never) => void;
-  readonly reject: (error: unknown) => void;
-  result?: unknown;
-}
-
 /** Loads (and fully checks) the file, or starts from `empty` when there is none. Throws DocumentCorrupt. */
 export async function openDocumentStore<T>(options: DocumentStoreOptions<T>): Promise<DocumentStore<T>> {
   const { fs, description, check } = options;
@@ -78,9 +72,6 @@ export async function openDocumentStore<T>(options: DocumentStoreOptions<T>): Pr
   const bytes = await unlessMissing(fs.readFile(path));
   let committed = deepFreeze(bytes === undefined ? options.empty : parseAndCheck(bytes.toString('utf8')), frozen);
   let version = 0;
-  const pending: Job<T>[] = [];
-  let draining: Promise<void> | undefined;
-  let isClosed = false;
 
   function parseAndCheck(text: string): T {
     let parsed: unknown;
@@ -117,43 +108,20 @@ export async function openDocumentStore<T>(options: DocumentStoreOptions<T>): Pr
     [committed, version] = [checked, version + 1];
   }
 
-  /** Runs each job of a batch in turn, writes the last document once, and settles them. */
-  async function commitBatch(batch: Job<T>[]): Promise<void> {
-    let document = committed;
-    const accepted: Job<T>[] = [];
-    for (const job of batch) {
-      try {
-        const { next, result } = job.apply(document);
-        // Frozen before the next job sees it: a job cannot edit what an earlier one returned.
-        document = deepFreeze(next, frozen);
-        job.result = result;
-        accepted.push(job);
-      } catch (error) {
-        job.reject(error);
-      }
-    }
-    let failure: unknown;
-    if (document !== committed) await write(document).catch((error: unknown) => (failure = error));
-    for (const job of accepted) {
-      if (failure === undefined) job.resolve(job.result as never);
-      else job.reject(failure);
-    }
+  /** A batch: the document as its changes so far leave it. */
+  interface Draft {
+    document: T;
   }
-
-  async function drain(): Promise<void> {
-    try {
-      while (pending.length > 0) {
-        const batch = pending.splice(0);
-        // commitBatch settles every job itself; a throw here is a bug: fail the batch rather than
-        // stall every later change.
-        await commitBatch(batch).catch((error: unknown) => {
-          for (const job of batch) job.reject(error);
-        });
-      }
-    } finally {
-      draining = undefined;
-    }
-  }
+  const changes = createGroupCommit<Draft, (current: T) => DocumentChange<T, unknown>>({
+    begin: () => ({ document: committed }),
+    apply(draft, change) {
+      const { next, result } = change(draft.document);
+      // Frozen before the next change sees it: a change cannot edit what an earlier one returned.
+      draft.document = deepFreeze(next, frozen);
+      return result;
+    },
+    write: (draft) => (draft.document === committed ? undefined : write(draft.document)),
+  });
 
   return {
     get current() {
@@ -162,17 +130,8 @@ export async function openDocumentStore<T>(options: DocumentStoreOptions<T>): Pr
     get version() {
       return version;
     },
-    change<R>(apply: (current: T) => DocumentChange<T, R>): Promise<R> {
-      if (isClosed) return Promise.reject(new StoreClosed());
-      return new Promise<R>((resolve, reject) => {
-        pending.push({ apply, resolve: resolve as (value: never) => void, reject });
-        draining ??= drain();
-      });
-    },
-    async close() {
-      isClosed = true;
-      while (draining !== undefined) await draining;
-    },
+    change: <R>(apply: (current: T) => DocumentChange<T, R>): Promise<R> => changes.submit<R>(apply),
+    close: () => changes.close(),
   };
 }
 

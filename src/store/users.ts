@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { StoreClosed, StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
+import { StoreOutcomeUnknown, StoreWriteFailed } from '../errors.js';
 import { checkUsername } from '../validate/auth.js';
 import {
   fail, integerIn, isPlainObject, matching, objectOf, optional, pass, stringOf, type Checker, type CheckedType,
@@ -15,6 +15,7 @@ import { SEALED_FORMAT } from '../auth/seal.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
 import { RECOVERY_CODE_COUNT, RECOVERY_DIGEST_FORMAT } from '../auth/totp.js';
 import { RenamedButNotDurable, unlessMissing, writeFileAtomic } from './atomic-file.js';
+import { createGroupCommit } from './group-commit.js';
 import type { StoreFileSystem } from './file-system.js';
 
 export const USERS_FILE = 'users.json';
@@ -141,13 +142,6 @@ export class StoreTooNew extends Error {
         `It has not been changed. Run the newer Gatehouse again (its accounts use fields this version does not know, and would lose them).`,
     );
   }
-}
-
-interface Job {
-  readonly apply: (view: UserView) => unknown;
-  readonly resolve: (value: never) => void;
-  readonly reject: (error: unknown) => void;
-  result?: unknown;
 }
 
 /** What a batch changes: a new or changed account by name, or null for a removed one. */
@@ -297,9 +291,6 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
   const path = join(dataDir, USERS_FILE);
   const committed = new CommittedUsers();
   committed.takeIn(await readUsersFile(fs, path));
-  const pending: Job[] = [];
-  let draining: Promise<void> | undefined;
-  let isClosed = false;
   let version = 0;
 
   /** Writes `changes` at once; memory follows what the file shows. Throws StoreWriteFailed, StoreOutcomeUnknown. */
@@ -322,40 +313,11 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
     }
   }
 
-  /** Runs each job of a batch against one view, writes what they changed once, and settles them. */
-  async function commitBatch(batch: Job[]): Promise<void> {
-    const view = new BatchView(committed.users);
-    const accepted: Job[] = [];
-    for (const job of batch) {
-      try {
-        job.result = view.run(job.apply);
-        accepted.push(job);
-      } catch (error) {
-        job.reject(error);
-      }
-    }
-    let failure: unknown;
-    if (view.changes.size > 0) await write(view.changes).catch((error: unknown) => (failure = error));
-    for (const job of accepted) {
-      if (failure === undefined) job.resolve(job.result as never);
-      else job.reject(failure);
-    }
-  }
-
-  async function drain(): Promise<void> {
-    try {
-      while (pending.length > 0) {
-        const batch = pending.splice(0);
-        // commitBatch settles every job itself; a throw here is a bug (say, a value JSON cannot
-        // hold) before anything was written: fail the batch rather than stall every later change.
-        await commitBatch(batch).catch((error: unknown) => {
-          for (const job of batch) job.reject(error);
-        });
-      }
-    } finally {
-      draining = undefined;
-    }
-  }
+  const changes = createGroupCommit<BatchView, (view: UserView) => unknown>({
+    begin: () => new BatchView(committed.users),
+    apply: (view, change) => view.run(change),
+    write: (view) => (view.changes.size > 0 ? write(view.changes) : undefined),
+  });
 
   return {
     get size() {
@@ -366,17 +328,8 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
     },
     find: (username) => committed.users.get(username),
     list: () => committed.users.values(),
-    change<T>(apply: (view: UserView) => T): Promise<T> {
-      if (isClosed) return Promise.reject(new StoreClosed());
-      return new Promise<T>((resolve, reject) => {
-        pending.push({ apply, resolve: resolve as (value: never) => void, reject });
-        draining ??= drain();
-      });
-    },
-    async close() {
-      isClosed = true;
-      while (draining !== undefined) await draining;
-    },
+    change: <T>(apply: (view: UserView) => T): Promise<T> => changes.submit<T>(apply),
+    close: () => changes.close(),
   };
 }
 
