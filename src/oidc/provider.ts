@@ -70,7 +70,7 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
       maxBodyBytes: config.maxBodyBytes, logger, sha256Base64: deps.sha256Base64, now,
     }),
     ...logoutRoutes({
-      issuer, clients, keys, revocations: deps.revocations, cookies: deps.cookies, logger,
+      issuer, clients, keys, revocations: deps.revocations, sessions: deps.sessions, cookies: deps.cookies, logger,
       sha256Base64: deps.sha256Base64, now,
     }),
     ...clientRoutes({

@@ -74,3 +74,29 @@ describe('what an app got through a session ends with that session', () => {
     assert.equal(refresh.status, 200, refresh.text);
   });
 });
+
+describe('what an app got through a session ends when that session signs out through the app (--revoke-on-logout)', () => {
+  let server: TestServer;
+  let root: TestUser;
+  let discovery: Discovery;
+  let client: RegisteredClient;
+  before(async () => {
+    ({ server, root } = await startPopulatedServer({ GATEHOUSE_PUBLIC_URL: 'https://auth.example.org', GATEHOUSE_REVOKE_ON_LOGOUT: 'true' }));
+    discovery = await discover(server);
+    client = await registerClient(server, root.token, { redirectUris: ['https://app.example.org/cb'] });
+  });
+  after(() => server.close());
+
+  it('RP-initiated logout with a hint ends the session record, as GET {base}/logout does', async () => {
+    const user = await createUser(server, root.token);
+    const cookie = (await login(server, user.username, user.password)).cookieToken ?? '';
+    const { tokens } = await signInThrough(server, discovery, client, cookie, { scope: 'openid offline_access' });
+    const hint = new URLSearchParams({ id_token_hint: tokens.id_token ?? '' }).toString();
+    const loggedOut = await server.request({ path: `/oidc/logout?${hint}`, token: cookie, headers: { accept: 'text/html' } });
+    assert.equal(loggedOut.status, 200, loggedOut.text);
+
+    assert.equal((await userinfo(server, discovery, tokens.access_token)).status, 401, 'access token');
+    const refresh = await tokenRequest(server, discovery, client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '' });
+    assert.equal((refresh.json as { error?: string }).error, 'invalid_grant', `refresh token: ${refresh.text}`);
+  });
+});

@@ -1,4 +1,6 @@
+import { endOnLogout } from '../../auth/logout.js';
 import type { RevocationList } from '../../auth/revocations.js';
+import type { SessionRecords } from '../../auth/session-records.js';
 import { sendStatic } from '../../http/respond.js';
 import type { Logger } from '../../log/logger.js';
 import type { BuiltPage, Sha256Base64 } from '../../pages/shell.js';
@@ -18,6 +20,7 @@ export interface LogoutRouteDeps {
   readonly clients: ClientStore;
   readonly keys: SigningKeySet;
   readonly revocations: RevocationList | undefined;
+  readonly sessions: SessionRecords;
   readonly cookies: SessionCookies;
   readonly logger: Logger;
   readonly sha256Base64: Sha256Base64;
@@ -91,11 +94,9 @@ export function logoutRoutes(deps: LogoutRouteDeps): Route[] {
         }
         if (request.hintClient === undefined) return send(ctx, 200, confirmPage);
         // A cross-site navigation brings no SameSite=Strict cookie; a same-site one may, and with
-        // --revoke-on-logout that token is refused from now on, as GET {base}/logout does.
+        // --revoke-on-logout its token and session end, as GET {base}/logout ends them.
         const { caller } = ctx.admission;
-        if (caller !== undefined && deps.revocations !== undefined) {
-          await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
-        }
+        if (caller !== undefined) await endOnLogout(deps, caller);
         deps.logger.info('signed out by an app', { event: 'oidc_logout', address: ctx.address, clientId: request.hintClient.clientId });
         const cleared = deps.cookies.cleared(ctx);
         if (request.back === undefined) return send(ctx, 200, signedOutPage, { 'set-cookie': cleared });
