@@ -10,7 +10,6 @@ import { checkAccessLevel } from '../validate/level.js';
 import { UsageError, EXIT_OK } from '../cli/usage-error.js';
 import { DEFAULT_INVITATION_DAYS, MAX_INVITATION_DAYS } from './bodies.js';
 import { openLinkStore } from './links.js';
-import { COMMAND_LINE_MAKER } from './link-file.js';
 import { linkUrl } from './link-url.js';
 
 /** What `gatehouse users invite` reads besides the data directory: where the pages are, to print the link whole. */
@@ -52,7 +51,7 @@ export async function inviteCommand(call: ParsedFlags, io: CliIo): Promise<numbe
     const links = await openLinkStore({ fs: fileSystem, dataDir: config.dataDir, nowSeconds });
     try {
       return await links.makeInvitation({
-        username, level, groups, expiresAt: nowSeconds() + days * 86_400, createdBy: COMMAND_LINE_MAKER,
+        username, level, groups, expiresAt: nowSeconds() + days * 86_400, createdBy: undefined,
       });
     } finally {
       await links.close();

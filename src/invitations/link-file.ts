@@ -22,7 +22,7 @@ const MAX_LINKS = 4 * MAX_OPEN_LINKS;
 export const LINK_ID_FORMAT = /^[A-Za-z0-9_-]{16}$/;
 const DIGEST_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
-/** The maker of links made with `gatehouse users invite`: whoever holds the data directory. */
+/** How the API and the users page name the maker of links made with `gatehouse users invite`: whoever holds the data directory. */
 export const COMMAND_LINE_MAKER = '(command line)';
 
 /** Why a link opens nothing (each has its own message: errors.ts InvitationInvalid). */
@@ -39,8 +39,11 @@ const common = {
   digest: matching(DIGEST_FORMAT, 'a digest'),
   createdAt: unixSeconds,
   expiresAt: unixSeconds,
-  /** The administrator who made it (or COMMAND_LINE_MAKER); the link opens only while that account is one. */
-  createdBy: checkUsername,
+  /**
+   * The administrator who made it; the link opens only while that account is one. Absent for a link
+   * made on the command line (no name can stand for that: any text may be a username).
+   */
+  createdBy: optional(checkUsername),
   /** Absent while the link is open. */
   closed: optional(checkClosed),
 };

@@ -22,7 +22,8 @@ export interface NewInvitation {
   readonly level: AccessLevel;
   readonly groups?: readonly string[] | undefined;
   readonly expiresAt: number;
-  readonly createdBy: string;
+  /** The administrator making it; undefined on the command line. */
+  readonly createdBy: string | undefined;
 }
 
 export interface NewResetLink {
@@ -76,7 +77,7 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
         digest,
         createdAt: now,
         expiresAt: invitation.expiresAt,
-        createdBy: invitation.createdBy,
+        ...(invitation.createdBy === undefined ? {} : { createdBy: invitation.createdBy }),
         ...(invitation.username === undefined ? {} : { username: invitation.username }),
         level: invitation.level,
         ...(invitation.groups === undefined || invitation.groups.length === 0 ? {} : { groups: invitation.groups }),

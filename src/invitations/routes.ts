@@ -74,7 +74,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
    * invitation to an administrator's account, nor an unlisted reset link, behind.
    */
   const requireLiveMaker = (link: Link): void => {
-    if (link.createdBy === COMMAND_LINE_MAKER) return;
+    if (link.createdBy === undefined) return;
     const maker = store.find(link.createdBy);
     if (maker === undefined || !isAdministrator(maker.level)) {
       throw link.kind === 'reset' ? new ResetLinkInvalid('withdrawn') : new InvitationInvalid('withdrawn');
@@ -204,6 +204,6 @@ function invitationView(link: Invitation) {
     groups: link.groups ?? [],
     createdAt: link.createdAt * 1000,
     expiresAt: link.expiresAt * 1000,
-    createdBy: link.createdBy,
+    createdBy: link.createdBy ?? COMMAND_LINE_MAKER,
   };
 }

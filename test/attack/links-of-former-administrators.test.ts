@@ -62,6 +62,15 @@ describe('links made by an administrator who is one no longer', () => {
     });
   }
 
+  it('an administrator named as the command line\'s links are marked still loses its links once demoted', async () => {
+    const maker = await createUser(server, root.token, { username: '(command line)', level: 'ADMINISTRATOR' });
+    const secret = secretOf(await post('/api/auth/invites', { username: 'heir-named', level: 'ADMINISTRATOR' }, maker.token));
+    assert.equal((await updateUser(server, root.token, maker.username, { level: 'USER' })).status, 200);
+    const joined = await post('/api/auth/join', { secret, password: 'attacker-password' });
+    assert.equal(joined.status, 401, joined.text);
+    assert.equal((joined.json as { code: string }).code, 'INVITATION_INVALID');
+  });
+
   it('links made by an administrator who still is one stay good', async () => {
     const maker = await createAdmin(server, root.token);
     const secret = secretOf(await post('/api/auth/invites', { level: 'USER' }, maker.token));
@@ -77,7 +86,7 @@ it('an invitation made on the command line (no account behind it) stays good', a
   try {
     const links = await openLinkStore({ fs: realFileSystem, dataDir, nowSeconds: () => Math.floor(Date.now() / 1000) });
     const made = await links.makeInvitation({
-      level: 'ADMINISTRATOR', expiresAt: Math.floor(Date.now() / 1000) + 3600, createdBy: '(command line)',
+      level: 'ADMINISTRATOR', expiresAt: Math.floor(Date.now() / 1000) + 3600, createdBy: undefined,
     });
     await links.close();
     const server = await startTestServer({}, { dataDir });
