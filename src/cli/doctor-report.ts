@@ -20,9 +20,12 @@ export type Report = (name: string, outcome: Outcome) => void;
 export const PROBE_LIMIT_NOTE =
   'Not seen: the probe shows only what reaches its own location. An app location that differs from it (a header copied on one and not the other, a regular-expression location serving .png without the gate) is checked only when its URL is given: gatehouse doctor URL URL... or --paths FILE (docs/doctor.md).';
 
-/** Printable ASCII only, cut short: text from the network goes to a terminal. */
+/** Printable ASCII only: every line goes to a terminal, and may carry a server's bytes. */
+const printable = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?');
+
+/** Text from the network, cut short (and printable, as every line the report writes is). */
 export function shown(text: string, max = 160): string {
-  const safe = text.replace(/[^\x20-\x7e]/g, '?');
+  const safe = printable(text);
   return safe.length > max ? `${safe.slice(0, max)}...` : safe;
 }
 
@@ -34,7 +37,7 @@ export function createReport(write: (text: string) => void): { report: Report; s
   return {
     report(name, outcome) {
       counts[outcome.status] += 1;
-      write(`${outcome.status.padEnd(5)} ${name}: ${outcome.text}\n`);
+      write(`${outcome.status.padEnd(5)} ${name}: ${printable(outcome.text)}\n`);
     },
     isClean: () => counts.WARN + counts.FAIL + counts.skip === 0,
     summary() {

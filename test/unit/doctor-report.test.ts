@@ -27,6 +27,13 @@ describe('the doctor report', () => {
     assert.equal(isClean(), false);
   });
 
+  it('writes only printable text, even from a check that put a server\'s bytes in its line as they came', () => {
+    const lines: string[] = [];
+    const { report } = createReport((text) => lines.push(text));
+    report('cookie', fail('the session cookie says Domain=\x9b2J\x1b]0;pwned\x07.example, which does not cover app.example'));
+    assert.deepEqual(lines, ['FAIL  cookie: the session cookie says Domain=?2J?]0;pwned?.example, which does not cover app.example\n']);
+  });
+
   it('is not clean with only skipped checks, and says so without calling them failed', () => {
     const { report, summary, isClean } = createReport(() => undefined);
     report('gate', ok('answered 401'));
