@@ -81,7 +81,11 @@ export async function rotateSigningKeys(
         keepUntil: nowSeconds + RETIRED_KEY_KEEP_SECONDS,
       }));
   const stillKept = (before?.retired ?? []).filter((retired) => retired.keepUntil > nowSeconds);
-  await writeKeysFile(fs, path, { active, retired: [...retiring, ...stillKept] });
+  // A file is at most MAX_STORED_KEYS keys (more is refused at load): past it, rotations made in
+  // quick succession drop the oldest retired keys early, and an id_token one of them signed no
+  // longer verifies. Never refusing to rotate matters more: a rotation is what a leak asks for.
+  const retired = [...retiring, ...stillKept].slice(0, MAX_STORED_KEYS - SIGNING_ALGS.length);
+  await writeKeysFile(fs, path, { active, retired });
   return {
     added: SIGNING_ALGS.map((alg) => active[alg].key.kid),
     retired: retiring.map((retired) => retired.key.kid),

@@ -102,6 +102,19 @@ describe('rotateSigningKeys', () => {
     assert.equal((await storedKeys(dir)).length, 4);
   });
 
+  it('keeps the file one it would load after many rotations within an id_token\'s lifetime, the newest retired keys kept', async () => {
+    const dir = await dataDir();
+    await loadOrCreateSigningKeys(realFileSystem, dir, NOW);
+    let lastRetired: readonly string[] = [];
+    for (let rotation = 1; rotation <= 34; rotation += 1) {
+      ({ retired: lastRetired } = await rotateSigningKeys(realFileSystem, dir, NOW + rotation));
+    }
+    const keys = await loadOrCreateSigningKeys(realFileSystem, dir, NOW + 35);
+    const kids = (keys.jwks(NOW + 35) as { keys: { kid: string }[] }).keys.map((jwk) => jwk.kid);
+    assert.ok(kids.length <= 64, `${kids.length} keys`);
+    for (const kid of lastRetired) assert.ok(kids.includes(kid), 'the keys retired last are still published');
+  });
+
   it('makes keys when there were none', async () => {
     const dir = await dataDir();
     const { added, retired } = await rotateSigningKeys(realFileSystem, dir, NOW);
