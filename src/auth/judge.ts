@@ -8,8 +8,8 @@ import type { ProxyTrust } from '../http/client-address.js';
 import { isCrossSiteRequest } from '../http/same-origin.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
-import { isAdministrator } from '../validate/level.js';
-import type { AccessRow } from './access.js';
+import { isAdministrator, type AccessLevel } from '../validate/level.js';
+import { ACCESS, type AccessRow } from './access.js';
 import { hasSecondFactor, isTwoFactor } from './amr.js';
 import type { MachineTokenVerifier } from './machine-tokens.js';
 import type { Caller, Credentials, SessionChecker } from './session.js';
@@ -186,6 +186,14 @@ export function createJudge(deps: {
     gate,
     /** For a handler whose request turns out to be another row's (a PATCH touching ways in): throws as admit would. */
     requireRow,
+    /**
+     * Giving an account `level` (a new account, an invitation, a level changed): an administrator's
+     * level is judged as touching ways in (row updateUserWaysIn), since the new administrator could
+     * set every account's password; other levels need nothing more than the route's own row.
+     */
+    requireToGrant(level: AccessLevel | undefined, caller: Caller): void {
+      if (level !== undefined && isAdministrator(level)) requireRow(ACCESS.updateUserWaysIn, caller);
+    },
   };
 }
 

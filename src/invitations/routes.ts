@@ -1,4 +1,3 @@
-import { ACCESS } from '../auth/access.js';
 import { PASSWORD_ONLY } from '../auth/amr.js';
 import { hashKeyOf } from '../auth/throttled-password.js';
 import { InvitationInvalid, InvitationNotFound, ResetLinkInvalid, TooManyAttempts, UsernameTaken, UserNotFound, ValidationFailed } from '../errors.js';
@@ -90,8 +89,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
     { method: 'POST', path: '/api/auth/invites', access: 'makeInvitation', body: 'json', async handler(ctx) {
       const caller = callerOf(ctx);
       const body = await readCheckedBody(ctx, checkNewInvitationBody, config.maxBodyBytes);
-      // An invitation to an administrator's account is a way in to every account (INTERFACE.md "Who may do what").
-      if (isAdministrator(body.level)) deps.judge.requireRow(ACCESS.updateUserWaysIn, caller);
+      deps.judge.requireToGrant(body.level, caller);
       if (body.username !== undefined && store.find(body.username) !== undefined) throw new UsernameTaken();
       const days = body.days ?? DEFAULT_INVITATION_DAYS;
       const made = await links.makeInvitation({

@@ -136,7 +136,7 @@ async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
     throw new HostNotAllowed(api.offlineInstruction(['users', 'add', 'admin', '--level', 'ADMINISTRATOR']));
   }
   const body = await readCheckedBody(ctx, api.registerBody, api.config.maxBodyBytes);
-  if (caller !== undefined && isAdministrator(body.level)) api.judge.requireRow(ACCESS.updateUserWaysIn, caller);
+  if (caller !== undefined) api.judge.requireToGrant(body.level, caller);
   const passwordHash = await api.hasher.hash(body.password, hashKeyOf(ctx.address, caller));
   const user = await api.store.change((view) => {
     if (caller !== undefined) assertStillAdministrator(api, view, caller);
@@ -198,8 +198,7 @@ function listUsers(api: AuthApi, ctx: RequestContext): void {
 async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const caller = callerOf(ctx);
   const { username, level, password, groups } = await readCheckedBody(ctx, api.createUserBody, api.config.maxBodyBytes);
-  // A new administrator, with a password the caller chose, is a way in to every account.
-  if (isAdministrator(level)) api.judge.requireRow(ACCESS.updateUserWaysIn, caller);
+  api.judge.requireToGrant(level, caller);
   const passwordHash = await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
   const listed = groups === undefined || groups.length === 0 ? {} : { groups };
   await api.store.change((view) => {
@@ -223,11 +222,10 @@ async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   // The checked patch holds only the fields sent: username, level, client and groups go on as they are.
   const { password, totp, passkeys, tokens, email, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
   // Touching an account's ways in is its own row: two factors for an administrator who has a second one.
-  // So is making an administrator, whose ways in then reach every account's.
-  const isMadeAdministrator = fields.level !== undefined && isAdministrator(fields.level);
-  if (password !== undefined || totp !== undefined || passkeys !== undefined || tokens !== undefined || isMadeAdministrator) {
+  if (password !== undefined || totp !== undefined || passkeys !== undefined || tokens !== undefined) {
     api.judge.requireRow(ACCESS.updateUserWaysIn, caller);
   }
+  api.judge.requireToGrant(fields.level, caller);
   const passwordHash = password === undefined
     ? undefined
     : await api.hasher.hash(password, hashKeyOf(ctx.address, caller));
