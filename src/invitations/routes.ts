@@ -16,7 +16,6 @@ export interface InvitationRouteDeps extends RouteDeps {
   readonly links: LinkStore;
 }
 
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /**
@@ -100,7 +99,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
         createdBy: caller.user.username,
       });
       logger.info('invitation made', { event: 'invitation_made', invitationId: made.id, by: caller.user.username, address: ctx.address });
-      sendJson(ctx.res, 200, { id: made.id, url: urlOf(ctx, 'join', made.secret), expiresAt: made.expiresAt * 1000 }, NO_STORE);
+      sendJson(ctx.res, 200, { id: made.id, url: urlOf(ctx, 'join', made.secret), expiresAt: made.expiresAt * 1000 });
     } },
     { method: 'GET', path: '/api/auth/invites', access: 'listInvitations', body: 'none', handler(ctx) {
       sendJson(ctx.res, 200, links.openInvitations().map(invitationView));
@@ -115,7 +114,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
     { method: 'POST', path: '/api/auth/join/check', access: 'checkInvitation', body: 'json', async handler(ctx) {
       const { secret } = await readCheckedBody(ctx, checkSecretBody, config.maxBodyBytes);
       const link = guarded(ctx, 'invitation', secret);
-      sendJson(ctx.res, 200, { username: link.username ?? null, level: link.level, expiresAt: link.expiresAt * 1000 }, NO_STORE);
+      sendJson(ctx.res, 200, { username: link.username ?? null, level: link.level, expiresAt: link.expiresAt * 1000 });
     } },
     { method: 'POST', path: '/api/auth/join', access: 'join', body: 'json', async handler(ctx) {
       const body = await readCheckedBody(ctx, joinBody, config.maxBodyBytes);
@@ -148,12 +147,12 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
       if (user === undefined) throw new UserNotFound();
       const made = await links.makeResetLink({ username, sessionKey: user.sessionKey, createdBy: caller.user.username });
       logger.info('reset link made', { event: 'reset_link_made', username, by: caller.user.username, address: ctx.address });
-      sendJson(ctx.res, 200, { url: urlOf(ctx, 'reset', made.secret), expiresAt: made.expiresAt * 1000 }, NO_STORE);
+      sendJson(ctx.res, 200, { url: urlOf(ctx, 'reset', made.secret), expiresAt: made.expiresAt * 1000 });
     } },
     { method: 'POST', path: '/api/auth/reset/check', access: 'checkResetLink', body: 'json', async handler(ctx) {
       const { secret } = await readCheckedBody(ctx, checkSecretBody, config.maxBodyBytes);
       const link = guarded(ctx, 'reset', secret);
-      sendJson(ctx.res, 200, { username: link.username, expiresAt: link.expiresAt * 1000 }, NO_STORE);
+      sendJson(ctx.res, 200, { username: link.username, expiresAt: link.expiresAt * 1000 });
     } },
     { method: 'POST', path: '/api/auth/reset', access: 'reset', body: 'json', async handler(ctx) {
       const body = await readCheckedBody(ctx, resetBody, config.maxBodyBytes);

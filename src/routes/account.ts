@@ -11,7 +11,6 @@ import { objectOf } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
 import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 
 /**
  * The caller's own account (INTERFACE.md "The caller's own account"); its TOTP is routes/totp.ts's,
@@ -106,7 +105,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         tokenId: id,
         address: ctx.address,
       });
-      sendJson(ctx.res, 200, { id, name, token, expiresAt: ms(expiresAt) }, NO_STORE);
+      sendJson(ctx.res, 200, { id, name, token, expiresAt: ms(expiresAt) });
     } },
     { method: 'DELETE', path: '/api/auth/account/tokens/:id', access: 'revokeMachineToken', body: 'none', async handler(ctx) {
       const caller = callerOf(ctx);

@@ -25,7 +25,6 @@ export interface PasskeyRouteDeps extends RouteDeps {
 }
 
 const RP_NAME = 'Gatehouse';
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 
 /**
  * Passkeys (WebAuthn Level 3): sign-in options and sign-in for anyone, and the caller's own
@@ -98,7 +97,6 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
           allowCredentials: allowCredentials.map((id) => ({ type: 'public-key', id })),
           userVerification: 'preferred',
         },
-        NO_STORE,
       );
     } },
     { method: 'POST', path: '/api/auth/passkey', access: 'passkeySignIn', body: 'json', async handler(ctx) {
@@ -183,7 +181,6 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
           attestation: 'none',
           extensions: { credProps: true },
         },
-        NO_STORE,
       );
     } },
     { method: 'POST', path: '/api/auth/account/passkeys', access: 'addPasskey', body: 'json', async handler(ctx) {
@@ -238,7 +235,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
       });
       // Every other session ends; this one goes on under a new cookie, claiming what it proved.
       const cookie = await cookies.carryOver(ctx, caller, user, amrAfterChange(caller.claims.amr, user));
-      sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookie, ...NO_STORE });
+      sendJson(ctx.res, 200, { id, name }, { 'set-cookie': cookie });
     } },
     { method: 'DELETE', path: '/api/auth/account/passkeys/:id', access: 'removePasskey', body: 'json', async handler(ctx) {
       const { password } = await readCheckedBody(ctx, checkPasskeyRemovalBody, config.maxBodyBytes);

@@ -7,7 +7,6 @@ import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf } from '../validate/check.js';
 import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
-const NO_STORE = { 'cache-control': 'no-store' } as const;
 const checkPasswordBody = objectOf({ password: passwordChecker(1) });
 const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
 
@@ -28,7 +27,7 @@ export function totpRoutes(deps: RouteDeps): Route[] {
       if (user.totp !== undefined) throw new TotpAlreadyEnabled();
       const { secret, uri } = deps.totp.begin(user, deps.now());
       // no-store: the answer holds the seed.
-      sendJson(ctx.res, 200, { secret, uri, qr: renderQrSvg(uri) }, NO_STORE);
+      sendJson(ctx.res, 200, { secret, uri, qr: renderQrSvg(uri) });
     } },
     { method: 'POST', path: '/api/auth/account/totp/confirm', access: 'confirmTotp', body: 'json', async handler(ctx) {
       const caller = callerOf(ctx);
@@ -47,7 +46,7 @@ export function totpRoutes(deps: RouteDeps): Route[] {
       logger.info('TOTP set up', { event: 'totp_enabled', address: ctx.address, username: updated.username });
       // This session proved the new authenticator: it goes on, now with two factors.
       const cookie = await cookies.carryOver(ctx, caller, updated, amrAfterChange(caller.claims.amr, updated, 'otp'));
-      sendJson(ctx.res, 200, { recoveryCodes: confirmed.recoveryCodes }, { 'set-cookie': cookie, ...NO_STORE });
+      sendJson(ctx.res, 200, { recoveryCodes: confirmed.recoveryCodes }, { 'set-cookie': cookie });
     } },
     { method: 'POST', path: '/api/auth/account/totp/disable', access: 'disableTotp', body: 'json', async handler(ctx) {
       const { password } = await readCheckedBody(ctx, checkPasswordBody, config.maxBodyBytes);
