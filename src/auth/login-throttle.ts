@@ -69,9 +69,6 @@ export function createLoginThrottle(settings: ThrottleSettings) {
   return {
     retryAfterSeconds,
     recordFailure,
-    /** Seconds until this address may try again, whatever it names (OpenID Connect's token endpoint), or 0. */
-    addressRetryAfterSeconds: (address: string, nowMs: number): number =>
-      waitSeconds(live(byAddress, address, nowMs), settings.maxFailuresPerAddress, nowMs),
     /** A failure that names no account (an unknown code or refresh token, a wrong PKCE verifier): the address's alone. */
     recordAddressFailure: (address: string, nowMs: number): void => count(byAddress, address, nowMs),
     /**

@@ -217,11 +217,7 @@ export function createTokenService(deps: TokenServiceDeps) {
     if (known !== undefined && (scopes.some((scope) => !known.scopes.includes(scope)) || !scopes.includes('openid'))) {
       throw new OAuthRefused('invalid_scope', 'The scope asked for is not within the grant.');
     }
-    let user: StoredUser | undefined;
-    const isValid = (grant: StoredGrant): boolean => {
-      user = grant.clientId === client.clientId ? accountOf(grant, client) : undefined;
-      return user !== undefined;
-    };
+    const isValid = (grant: StoredGrant): boolean => grant.clientId === client.clientId && accountOf(grant, client) !== undefined;
     const outcome = await deps.grants.refresh(request.refreshToken, nowSeconds(), isValid);
     if (!outcome.ok) {
       if (outcome.grant !== undefined) deps.accessTokens.revokeGrant(outcome.grant.id);
@@ -229,7 +225,8 @@ export function createTokenService(deps: TokenServiceDeps) {
       return refuse(address, `refresh token ${outcome.reason}`, fields, grantFailure('The refresh token is unknown, used, expired or ended.'));
     }
     const { grant, token } = outcome;
-    const signedIn = user ?? deps.users.find(grant.username);
+    // Asked again after the rotation's write: a change made meanwhile (a password, a removal) counts.
+    const signedIn = accountOf(grant, client);
     if (signedIn === undefined) return refuse(address, 'session ended', fields, grantFailure('The sign-in behind this refresh token has ended.'));
     return answer(client, signedIn, { scopes, nonce: undefined, amr: grant.amr, authTime: grant.authTime, session: grant.session },
       { grantId: grant.id, refreshToken: token }).answer;
@@ -237,11 +234,11 @@ export function createTokenService(deps: TokenServiceDeps) {
 
   return {
     authenticateClient,
-    /** The token endpoint, after the request was read and the client authenticated. */
+    /**
+     * The token endpoint, after the request was read and the client authenticated (authenticateClient
+     * made a throttled address wait before any code or refresh token is looked at).
+     */
     token(client: StoredClient, request: TokenRequest, address: string): Promise<TokenAnswer> {
-      // Throttled addresses wait before any code or refresh token is looked at.
-      const wait = throttle.addressRetryAfterSeconds(throttleKeyOf(address), deps.now());
-      if (wait > 0) throw new TooManyAttempts(wait);
       return request.grant === 'authorization_code' ? exchangeCode(client, request, address) : refresh(client, request, address);
     },
 
