@@ -207,7 +207,7 @@ describe('documentation links and paths', () => {
           if (!readFileSync(full, 'utf8').includes(last)) problems.push(`${path}: does not mention ${name}`);
         }
       }
-      // `test/x.test.ts` ("a test's name", "another"): that file holds each name (… stands for a value).
+      // `test/….test.ts` ("a test's name", "another"): that file holds each name (… stands for a value).
       for (const [path, name] of citedTestNames(text)) {
         const full = join(ROOT, path);
         // A name in a single-quoted string has its apostrophes escaped.
