@@ -1,4 +1,4 @@
-// The documentation holds together: every relative link in README.md, SECURITY.md and docs/*.md
+// The documentation holds together: every relative link in README.md, SECURITY.md, docs/*.md and docs/contract/*.md
 // reaches a file (and a heading, for an anchor), every repository path they name in backticks
 // exists (with the function or constant named right after it), README stays a page a user reads
 // (at most 400 lines), the settings table matches the settings the service parses, and every
@@ -21,13 +21,16 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAX_README_LINES = 400;
 
 function docFiles(): string[] {
-  const docsDir = join(ROOT, 'docs');
-  const docs = existsSync(docsDir)
-    ? readdirSync(docsDir)
-        .filter((name) => name.endsWith('.md'))
-        .map((name) => join('docs', name))
-    : [];
-  return ['README.md', 'SECURITY.md', ...docs.sort()];
+  const markdownIn = (folder: string): string[] => {
+    const dir = join(ROOT, folder);
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((name) => name.endsWith('.md'))
+          .map((name) => join(folder, name))
+          .sort()
+      : [];
+  };
+  return ['README.md', 'SECURITY.md', ...markdownIn('docs'), ...markdownIn('docs/contract')];
 }
 
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');

@@ -1,5 +1,5 @@
 // The documentation's tables hold together and README's commands are real: every Markdown table
-// row in README.md, SECURITY.md and docs/*.md has as many cells as its header (a row with one cell
+// row in README.md, SECURITY.md, docs/*.md and docs/contract/*.md has as many cells as its header (a row with one cell
 // too many or too few renders as a different table, or as text), every `npm run NAME` and
 // `npm test` README shows is a script of package.json, and README's table of test commands names
 // every `test:*` script there is.
@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
-const docFiles = (): string[] => ['README.md', 'SECURITY.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => join('docs', name))];
+const markdownIn = (folder: string): string[] =>
+  readdirSync(join(ROOT, folder)).filter((name) => name.endsWith('.md')).sort().map((name) => join(folder, name));
+const docFiles = (): string[] => ['README.md', 'SECURITY.md', ...markdownIn('docs'), ...markdownIn('docs/contract')];
 
 /** The cells of one table line; a `|` inside a code span or escaped as `\|` is text, not a border. */
 function cellsOf(line: string): string[] {
