@@ -121,7 +121,7 @@ function parsedUrlOrNull(text: string): URL | null {
 }
 
 /**
- * The external URL of Gatehouse's pages, its base included (INTERFACE.md "Sign in with Gatehouse"):
+ * The external URL of Gatehouse's pages, its base included (docs/contract/oidc.md "Issuer"):
  * https, or http on a loopback name; no credentials, query or fragment; written without a trailing slash.
  */
 const publicUrl: Parse<string> = (text) => {

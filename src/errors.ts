@@ -80,18 +80,18 @@ export class TokenInvalid extends refusal<string>('AUTH_TOKEN_INVALID', 401, (re
 }
 export class InvalidCredentials extends refusal('INVALID_CREDENTIALS', 401, 'Username or password is incorrect.') {}
 /**
- * The password was right, but the account has TOTP and no code came (INTERFACE.md "Signing in").
+ * The password was right, but the account has TOTP and no code came (docs/contract/accounts.md "Two-step sign-in").
  * Flood's login screen shows this message, so it says where a code can be given.
  */
 export class SecondFactorRequired extends refusal('SECOND_FACTOR_REQUIRED', 401,
   'This account signs in in two steps: use the Gatehouse sign-in page and enter the code from your authenticator app (an API client sends it as "code" with the password).') {}
-/** The password was right, the code was not (wrong, outside the skew, already used): INTERFACE.md "Signing in". */
+/** The password was right, the code was not (wrong, outside the skew, already used): docs/contract/accounts.md "Two-step sign-in". */
 export class InvalidSecondFactor extends refusal('INVALID_SECOND_FACTOR', 401,
   'The code is incorrect or was already used.') {}
-/** A passkey sign-in that does not verify: one 401 whatever the reason the route logs (INTERFACE.md "Signing in"). */
+/** A passkey sign-in that does not verify: one 401 whatever the reason the route logs (docs/contract/accounts.md "Passkeys"). */
 export class PasskeyRefused extends refusal<string>('PASSKEY_REFUSED', 401, 'The passkey was not accepted.') {}
 
-/** INTERFACE.md "The caller's own account": the session is fine, the password given to confirm a change is not. */
+/** docs/contract/accounts.md "The caller's own account": the session is fine, the password given to confirm a change is not. */
 export class WrongPassword extends refusal('WRONG_PASSWORD', 403, 'The current password is incorrect.') {}
 /**
  * A one-factor session asked to change a way into an account that has a second factor (auth/access.ts
@@ -99,7 +99,7 @@ export class WrongPassword extends refusal('WRONG_PASSWORD', 403, 'The current p
  */
 export class SecondFactorSessionRequired extends refusal('SECOND_FACTOR_SESSION_REQUIRED', 403,
   'This account has a second factor: sign in with two factors (your password and a code, or a passkey that checked your PIN or biometric) to change its password, second factors or machine tokens.') {}
-/** A change under /api/auth/ that another site started (INTERFACE.md "Who may do what"): Fetch Metadata, else Origin. */
+/** A change under /api/auth/ that another site started (docs/contract/access.md "Cross-site rule"): Fetch Metadata, else Origin. */
 export class CrossSiteRequest extends refusal('CROSS_SITE_REQUEST', 403,
   'This request came from another site; changes are only accepted from Gatehouse\'s own pages and API clients.') {}
 /** Confirming TOTP set-up with a code the new authenticator did not show. */
@@ -112,7 +112,7 @@ export class ProxyRequired extends refusal('PROXY_REQUIRED', 403,
 /** The forward URL asks for a level other than ADMINISTRATOR or USER: an operator's typo, refused for everyone. */
 export class UnknownLevel extends refusal('UNKNOWN_LEVEL', 403,
   'The proxy asks for an access level that does not exist.') {}
-/** The account is in none of the groups the forward URL names (INTERFACE.md "The gate"). */
+/** The account is in none of the groups the forward URL names (docs/contract/gate.md "The query"). */
 export class NotInGroup extends refusal('NOT_IN_GROUP', 403, 'This account is not in a group allowed here.') {}
 /** The forward URL's `group=` is no list of group names: refused for everyone (nginx turns a 400 into a 500). */
 export class InvalidGroupFilter extends refusal('INVALID_GROUP_FILTER', 403,
@@ -125,8 +125,9 @@ export class HostNotAllowed extends refusal<string>('HOST_NOT_ALLOWED', 403,
   (offlineInstruction) => `The first administrator can only be registered through localhost, an IP address or a host name listed in --allowed-hosts (GATEHOUSE_ALLOWED_HOSTS). Or create it offline: ${offlineInstruction}`) {}
 
 /**
- * An invitation's or reset link's secret that opens nothing (INTERFACE.md "Accounts people look after
- * themselves"): one code, and one message for each reason, which the join and reset pages show.
+ * An invitation's or reset link's secret that opens nothing
+ * (docs/contract/links-and-sessions.md "Using a link"): one code, and one message for each reason,
+ * which the join and reset pages show.
  */
 const LINK_PROBLEMS: Readonly<Record<'expired' | 'spent' | 'withdrawn' | 'unknown', string>> = {
   expired: 'This link has expired; ask for a new one.',
@@ -145,7 +146,7 @@ export class InvitationNotFound extends refusal('INVITATION_NOT_FOUND', 404, 'Th
 export class MachineTokenNotFound extends refusal('TOKEN_NOT_FOUND', 404,
   'This account has no machine token with that id.') {}
 export class PasskeyNotFound extends refusal('PASSKEY_NOT_FOUND', 404, 'This account has no passkey with that id.') {}
-/** With --cookie-domain and neither --public-url nor --passkey-origins (INTERFACE.md "Who may do what"). */
+/** With --cookie-domain and neither --public-url nor --passkey-origins (docs/contract/access.md "Passkeys with --cookie-domain"). */
 export class PasskeysOff extends refusal('PASSKEYS_OFF', 404,
   'Passkeys are off on this server: with --cookie-domain set, --public-url or --passkey-origins must say where they are used.') {}
 /** A passkey registration that does not verify; the reason is one of ours, never the client's text. */
@@ -174,10 +175,10 @@ export class TooManyInvitations extends refusal('TOO_MANY_INVITATIONS', 409,
 export class TooManyResetLinks extends refusal('TOO_MANY_RESET_LINKS', 409,
   'As many reset links are open as may be; wait until some are used or expire.') {}
 export class PasskeyTaken extends refusal('PASSKEY_ALREADY_REGISTERED', 409, 'This passkey is already registered.') {}
-/** INTERFACE.md: without an administrator the service falls back to its initial condition. */
+/** docs/contract/flood-api.md "Responses": without an administrator the service falls back to its initial condition. */
 export class LastAdministrator extends refusal('LAST_ADMINISTRATOR', 409,
   'The last administrator cannot be deleted or demoted.') {}
-// Spec section 7 makes a duplicate username and a missing user 500.
+// The spec makes a duplicate username and a missing user 500 (docs/contract/flood-api.md "Errors").
 export class UsernameTaken extends refusal('USERNAME_TAKEN', 500, 'That username is already taken.') {}
 export class UserNotFound extends refusal('USER_NOT_FOUND', 500, 'No user has that username.') {}
 /** A name that looks like an existing account's (store/account-rules.ts): refused as a taken name is, same code and status. */
@@ -206,7 +207,7 @@ export class ServerBusy extends refusal('SERVER_BUSY', 503, 'The server is busy;
   readonly retryAfterSeconds = 1;
 }
 
-// OpenID Connect clients (INTERFACE.md "Sign in with Gatehouse", clients and limits).
+// OpenID Connect clients (docs/contract/oidc.md "Clients" and "Limits").
 export class ClientNotFound extends refusal('CLIENT_NOT_FOUND', 404, 'No sign-in app has that id.') {}
 export class TooManyClients extends refusal('TOO_MANY_CLIENTS', 409,
   'Gatehouse has as many sign-in apps as it may have; remove one first.') {}

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// One rung of the cost ladder that scripts/bench/floor.mjs climbs: a node:http server that answers
+// One rung of the cost ladder that scripts/bench/cpu-ab.mjs climbs: a node:http server that answers
 // verify's request with the service's own pieces (imported from a built dist/), up to a given
 // rung and nothing else. Each rung adds one piece to the one before:
 //

@@ -1,5 +1,5 @@
-// Who may do what (INTERFACE.md "Who may do what: one table"): every action a caller can take is one
-// row here, and auth/judge.ts is the one function that judges a request against its row. Every route
+// Who may do what (docs/contract/access.md "The table"): every action a caller can take is
+// one row here, and auth/judge.ts is the one function that judges a request against its row. Every route
 // names its row (routes/context.ts `Route.access`); SECURITY.md prints this table, and a test checks
 // that the two agree and tries every cell. A route cannot be built without a row.
 
@@ -9,7 +9,7 @@
  * - `optional`: the caller's session if there is one, else none (verify answers 401 itself);
  * - `account`: a session of an account;
  * - `administrator`: an administrator's session;
- * - `first-or-administrator`: anyone while no account exists, then an administrator (spec section 5.7);
+ * - `first-or-administrator`: anyone while no account exists, then an administrator (docs/contract/flood-api.md "Authentication", rule 7);
  * - `gate`: a session or a machine token, judged against what the forward URL asks (level, groups, mfa);
  * - `proxy`: with `--auth none`, only the proxy that authenticates, or loopback.
  */
@@ -78,7 +78,7 @@ const row = (method: string, path: string, defaults: Defaults, changes: Partial<
 
 /** The table. Keys are permanent names; SECURITY.md lists the rows in this order. */
 export const ACCESS = Object.freeze({
-  // The seven Flood endpoints (spec sections 4 and 5).
+  // The seven Flood endpoints (docs/contract/flood-api.md "The seven endpoints", "Authentication").
   signIn: row('POST', '/api/auth/authenticate', FLOOD, { urlToken: false, crossSite: 'refused' }),
   register: row('POST', '/api/auth/register', FLOOD, {
     caller: 'first-or-administrator', adminTwoFactor: true, crossSite: 'refused',
@@ -117,7 +117,7 @@ export const ACCESS = Object.freeze({
   // A machine token passes `tokens=1` with no second factor: an administrator needs two factors to make one.
   makeMachineToken: row('POST', '/api/auth/account/tokens', WAY_IN, { adminTwoFactor: true }),
 
-  // Sessions (INTERFACE.md "Accounts people look after themselves"): reading and ending one's own
+  // Sessions (docs/contract/links-and-sessions.md "Sessions"): reading and ending one's own
   // is taking access away, so any session of the account; another account's, administrators.
   listOwnSessions: row('GET', '/api/auth/account/sessions', ACCOUNT, { crossSite: 'allowed', body: 'none' }),
   endOwnSession: row('DELETE', '/api/auth/account/sessions/:id', ACCOUNT, { body: 'none' }),
@@ -156,7 +156,7 @@ export const ACCESS = Object.freeze({
   // Signs out a same-origin navigation; a cross-site or same-site one gets a page with a button.
   signOutPage: row('GET', '/logout', PAGE, { caller: 'optional', crossSite: 'page' }),
 
-  // OpenID Connect (INTERFACE.md "Sign in with Gatehouse"), only with --public-url. Apps reach these
+  // OpenID Connect (docs/contract/oidc.md), only with --public-url. Apps reach these
   // cross-site by design: authorize reads the session cookie (never ?token=) and decides itself what
   // an administrator's one-factor session gets (the sign-in page's code step); the token, userinfo and
   // revocation endpoints judge client credentials or an access token, never a session.
@@ -176,7 +176,7 @@ export const ACCESS = Object.freeze({
   removeClient: row('DELETE', '/api/auth/clients/:clientId', ADMINISTRATOR),
   updateProfile: row('PATCH', '/api/auth/account', ACCOUNT),
 
-  // With `--auth none` (INTERFACE.md): the built-in administrator, for the authenticating proxy only.
+  // With `--auth none` (docs/contract/flood-api.md "authMethod none"): the built-in administrator, for the authenticating proxy only.
   proxySignIn: row('POST', '/api/auth/authenticate', FLOOD, { caller: 'proxy', urlToken: false, crossSite: 'refused' }),
   proxyVerify: row('GET', '/api/auth/verify', FLOOD, { caller: 'proxy', urlToken: false }),
   proxyLogout: row('GET', '/api/auth/logout', FLOOD, { caller: 'proxy', urlToken: false, crossSite: 'refused' }),

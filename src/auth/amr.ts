@@ -9,7 +9,7 @@ export type Amr = readonly AmrValue[];
 export const PASSWORD_ONLY: Amr = Object.freeze(['pwd']);
 export const PASSWORD_AND_CODE: Amr = Object.freeze(['pwd', 'otp']);
 
-/** Two factors (INTERFACE.md "Signing in"): a code after the password, or a passkey that verified its user. */
+/** Two factors (docs/contract/accounts.md "Two-step sign-in"): a code after the password, or a passkey that verified its user. */
 export function isTwoFactor(amr: Amr | undefined): boolean {
   if (amr === undefined) return false;
   return amr.includes('otp') || (amr.includes('hwk') && amr.includes('user'));
@@ -40,10 +40,10 @@ export function readAmr(input: unknown): Amr | undefined {
 }
 
 /**
- * The `amr` of the caller's new cookie after a change of its account's ways in (INTERFACE.md "Who may do
- * what"): `pwd` (the change carried the password), and the factors the session proved that the account
- * still has: `otp` while it has TOTP, `hwk` (with `user`) while it has a passkey; plus `added`, a factor
- * the change itself proved (confirming TOTP proves `otp`).
+ * The `amr` of the caller's new cookie after a change of its account's ways in
+ * (docs/contract/access.md "Ways in"): `pwd` (the change carried the password), and the factors the
+ * session proved that the account still has: `otp` while it has TOTP, `hwk` (with `user`) while it has
+ * a passkey; plus `added`, a factor the change itself proved (confirming TOTP proves `otp`).
  */
 export function amrAfterChange(
   proved: Amr | undefined,

@@ -95,7 +95,7 @@ export function createJudge(deps: {
     isAdministrator(caller.user.level) &&
     !isTwoFactor(caller.claims.amr);
 
-  /** The session the row counts: the cookie; `?token=` only where the row says so (spec section 5.2: the cookie wins). */
+  /** The session the row counts: the cookie; `?token=` only where the row says so (docs/contract/flood-api.md "Authentication", rule 2: the cookie wins). */
   const sessionOf = (row: AccessRow, credentials: Credentials): Caller | undefined => {
     const token = credentials.cookieToken ?? (row.urlToken ? credentials.queryToken : undefined);
     if (token === undefined) return undefined;
@@ -166,7 +166,7 @@ export function createJudge(deps: {
       if (caller === undefined || 'refused' in caller) return NO_SESSION;
       [user, via, isTwoFactorSession] = [caller.user, 'session', isTwoFactor(caller.claims.amr)];
     }
-    // INTERFACE.md "The gate", `mfa=1`: a session without two factors counts as none; so does an
+    // docs/contract/gate.md "The query", `mfa=1`: a session without two factors counts as none; so does an
     // administrator's under --require-mfa-for-admins. The sign-in page learns which step is missing.
     const isTwoFactorAsked = asks.isTwoFactorAsked ||
       (deps.isTwoFactorRequiredOfAdministrators && isAdministrator(user.level));

@@ -3,7 +3,7 @@ import type { Caller } from './session.js';
 import type { SessionRecords } from './session-records.js';
 
 /**
- * What logging out ends besides the cookie (INTERFACE.md "Tokens and cookies"): with
+ * What logging out ends besides the cookie (docs/contract/flood-api.md "Tokens and cookies"): with
  * `--revoke-on-logout` the token is refused from now on and its session ends; without, nothing,
  * since clients in use log out one session and go on with a copy of its token elsewhere.
  */

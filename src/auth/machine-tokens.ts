@@ -5,7 +5,7 @@ import type { StoredUser, UserStore } from '../store/users.js';
 import { MACHINE_TOKEN_FORMAT, MACHINE_TOKEN_LENGTH, type StoredMachineToken } from '../validate/machine-token.js';
 import { decodeUtf8Strict } from '../validate/utf8.js';
 
-// Machine tokens (SECURITY.md "Machine tokens"): 256 random bits shown once, stored only as their
+// Machine tokens (SECURITY.md "Machine tokens and groups"): 256 random bits shown once, stored only as their
 // SHA-256 digest, looked up by that digest. No scrypt: the token has the entropy a password lacks,
 // so a fast digest is as safe to store, and checking one costs about what a cookie check costs.
 

@@ -35,7 +35,8 @@ interface Batch {
 const digestOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 /**
- * Server-side logout (off by default: INTERFACE.md). Bounded: past `maxEntries` live entries,
+ * Server-side logout (off by default: docs/contract/flood-api.md "Tokens and cookies"). Bounded: past
+ * `maxEntries` live entries,
  * the user with the most entries has them replaced by one cutoff that refuses every token
  * they held (and the user's other tokens issued no later), so filling the list never lets a
  * revoked token back in. Revocations that arrive while a write is under way are written

@@ -9,7 +9,7 @@ import type { StoredUser, UserStore } from '../store/users.js';
 import type { Amr } from './amr.js';
 import { newSessionId } from './session-key.js';
 
-/** `lastSeenAt` is written at most this often per session (INTERFACE.md: coarse). */
+/** `lastSeenAt` is written at most this often per session (docs/contract/links-and-sessions.md "Sessions": coarse). */
 export const LAST_SEEN_RESOLUTION_SECONDS = 3600;
 
 export type SessionRecords = Awaited<ReturnType<typeof openSessionRecords>>;

@@ -48,8 +48,8 @@ function sessionProblem(user: StoredUser, token: string, claims: SessionClaims, 
   if (claims.sid !== undefined) {
     // Tokens we issue name the session key; any credential change replaced it.
     if (claims.sid !== user.sessionKey) return 'issued before a credential change';
-    // And their session: one lookup in memory, gone once it was ended (INTERFACE.md "Accounts people
-    // look after themselves"). Tokens issued before sessions were recorded name none.
+    // And their session: one lookup in memory, gone once it was ended
+    // (docs/contract/links-and-sessions.md "Sessions"). Tokens issued before sessions were recorded name none.
     if (claims.ses !== undefined && !ends.sessions.isOpen(claims.ses, user.username, claims.sid)) return 'session ended';
   } else if (Math.floor(claims.iat) < user.credentialsChangedAt) {
     // Tokens minted elsewhere: whole seconds, so one from the second of the change is accepted.
@@ -60,8 +60,9 @@ function sessionProblem(user: StoredUser, token: string, claims: SessionClaims, 
 }
 
 /**
- * Opens session tokens: the same checks for every token wherever it came from (INTERFACE.md "Tokens
- * and cookies"). Which tokens a request may use, and what else it needs, is auth/judge.ts's to say.
+ * Opens session tokens: the same checks for every token wherever it came from
+ * (docs/contract/flood-api.md "Tokens and cookies"). Which tokens a request may use, and what else
+ * it needs, is auth/judge.ts's to say.
  */
 export function createSessionChecker(deps: SessionEnds & {
   codec: TokenCodec;

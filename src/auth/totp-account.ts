@@ -26,7 +26,7 @@ interface Pending {
 }
 
 /**
- * TOTP for accounts (INTERFACE.md "Signing in", "The caller's own account"). Pending set-ups
+ * TOTP for accounts (docs/contract/accounts.md "Two-step sign-in", "The caller's own account"). Pending set-ups
  * live in memory only: a restart just means starting the set-up again, and nothing unconfirmed
  * ever reaches the users file. `onUnreadableSeed` hears of a sealed seed the key cannot open.
  */

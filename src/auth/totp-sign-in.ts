@@ -15,7 +15,7 @@ export interface SecondStepDeps {
 }
 
 /**
- * INTERFACE.md "Signing in": the password was right (routes/auth.ts); an account with TOTP asks for
+ * docs/contract/accounts.md "Two-step sign-in": the password was right (routes/auth.ts); an account with TOTP asks for
  * a code too, the current TOTP code or an unused recovery code. `client` is the throttle's client
  * key the sign-in's attempt was begun under. Throws SecondFactorRequired or InvalidSecondFactor.
  */

@@ -1,8 +1,9 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { encodeBase32 } from './base32.js';
 
-// RFC 6238 with the parameters every authenticator app assumes (INTERFACE.md "Stored per
-// account"): HMAC-SHA-1, 6 digits, 30-second steps from the Unix epoch, one step of skew.
+// RFC 6238 with the parameters every authenticator app assumes
+// (docs/contract/accounts.md "Stored per account"): HMAC-SHA-1, 6 digits, 30-second steps from the
+// Unix epoch, one step of skew.
 const TOTP_DIGITS = 6;
 const TOTP_STEP_SECONDS = 30;
 export const RECOVERY_CODE_COUNT = 10;

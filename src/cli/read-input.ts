@@ -4,7 +4,7 @@ import { decodeUtf8Strict } from '../validate/utf8.js';
 import type { ParsedValues } from './commands.js';
 import { UsageError } from './usage-error.js';
 
-// Far above any client settings (INTERFACE.md caps their strings at 4,096 characters).
+// Far above any client settings (docs/contract/flood-api.md "Client settings" caps their strings at 4,096 characters).
 const MAX_CLIENT_BYTES = 64 * 1024;
 const NOT_A_PASSWORD = 'the password is not valid UTF-8';
 

@@ -33,8 +33,9 @@ export function createBodyPolicy(maxBodyBytes: number, lingerLimits: LingerLimit
         }
         return undefined;
       }
-      // A `json` route checks credentials before its body (spec section 5.7) and refuses an
-      // oversized one when it reads it; with 100-continue the client waits for us, so now.
+      // A `json` route checks credentials before its body (docs/contract/flood-api.md "Authentication",
+      // rule 7) and refuses an oversized one when it reads it; with 100-continue the client waits for
+      // us, so now.
       if ((use === 'none' || expectsContinue) && isDeclaredTooLarge(req, maxBodyBytes)) {
         throw new BodyTooLarge(maxBodyBytes);
       }

@@ -65,7 +65,7 @@ export interface CookieOptions {
   readonly domain?: string | undefined;
 }
 
-/** The session cookie (INTERFACE.md, "Tokens and cookies"). */
+/** The session cookie (docs/contract/flood-api.md "Tokens and cookies"). */
 export function sessionCookie(token: string, maxAgeSeconds: number, nowMs: number, options: CookieOptions): string {
   return cookieLine(token, maxAgeSeconds, new Date(nowMs + maxAgeSeconds * 1000).toUTCString(), options);
 }

@@ -10,7 +10,7 @@ export function isVisibleAscii(text: string): boolean {
 }
 
 // Kept as they are: RFC 3986's unreserved characters and `@` (e-mail-like names). Everything
-// else is written as %XX (INTERFACE.md "Who may do what"): punctuation an app may read as
+// else is written as %XX (docs/contract/access.md "Remote-User"): punctuation an app may read as
 // structure (`,` in header lists, `;` parameters, `"` quoted strings, `'` `&` `<` `>` when it
 // echoes the name into HTML or a URL, `%` the escape itself), and every byte outside ASCII.
 const KEPT = /^[A-Za-z0-9\-._~@]*$/;

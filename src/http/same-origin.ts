@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { splitHostPort } from './host-header.js';
 
 /**
- * True when a browser says another site started the request (INTERFACE.md "Who may do what": every
- * change under /api/auth/ refuses it). `Sec-Fetch-Site` decides when present: `cross-site`, and
+ * True when a browser says another site started the request (docs/contract/access.md "Cross-site rule":
+ * every change under /api/auth/ refuses it). `Sec-Fetch-Site` decides when present: `cross-site`, and
  * `same-site` (a sibling app on the same registrable domain), are refused. A browser too old to send
  * it is judged by `Origin`: refused when present and its host is not `requestHost` (the host the
  * request was sent to; the scheme is not compared, so a proxy that ends TLS does not break it).

@@ -3,7 +3,7 @@ import { integerIn, objectOf, optional, stringOf, type Checker } from '../valida
 import { checkGroups } from '../validate/groups.js';
 import { checkAccessLevel } from '../validate/level.js';
 
-// INTERFACE.md "Accounts people look after themselves": what the invitation and reset routes take.
+// docs/contract/links-and-sessions.md "Invitations", "Reset links": what the invitation and reset routes take.
 
 export const MAX_INVITATION_DAYS = 30;
 export const DEFAULT_INVITATION_DAYS = 7;

@@ -7,13 +7,13 @@ import {
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkAccessLevel } from '../validate/level.js';
 
-// INTERFACE.md "Accounts people look after themselves": one-time links an administrator makes,
+// docs/contract/links-and-sessions.md "Invitations", "Reset links": one-time links an administrator makes,
 // invitations (a new account) and reset links (a new password for one account). The file holds
 // only the SHA-256 digest of each link's secret. A link that was used or withdrawn, or has expired,
 // stays in the file a while so its page can say which, then goes.
 
 export const LINKS_FILE = 'invitations.json';
-/** INTERFACE.md: at most 256 open invitations. Reset links are bounded the same way. */
+/** docs/contract/links-and-sessions.md "Limits": at most 256 open invitations. Reset links are bounded the same way. */
 export const MAX_OPEN_LINKS = 256;
 /** Links no longer open are remembered this long after they expire, to tell "used" from "unknown". */
 export const CLOSED_LINK_RETENTION_SECONDS = 30 * 86_400;

@@ -10,7 +10,7 @@ import {
 
 /** A link's secret: 256 random bits, base64url (43 characters), sent only in the link's fragment. */
 export const LINK_SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
-/** INTERFACE.md: an invitation lasts `days` (1 to 30, default 7); a reset link 24 hours. */
+/** docs/contract/links-and-sessions.md "Invitations", "Reset links": an invitation lasts `days` (1 to 30, default 7); a reset link 24 hours. */
 export const RESET_LINK_SECONDS = 86_400;
 
 const digestOf = (secret: string): string => createHash('sha256').update(secret, 'latin1').digest('base64url');

@@ -19,7 +19,7 @@ export interface InvitationRouteDeps extends RouteDeps {
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /**
- * Invitations and reset links (INTERFACE.md "Accounts people look after themselves"). Administrators
+ * Invitations and reset links (docs/contract/links-and-sessions.md "Invitations", "Reset links"). Administrators
  * make, list and withdraw them; whoever holds a link's secret uses it once. Every use of a secret,
  * right or wrong, goes through the login throttle first, so secrets are guessed no faster than passwords.
  */

@@ -8,9 +8,9 @@ import { invitationRoutes } from './routes.js';
 import { INVITATIONS_USERS_PAGE } from './users-page-section.js';
 
 /**
- * Invitations and reset links, as one unit the composition root adds (INTERFACE.md "Accounts people
- * look after themselves"): its file in the data directory, its routes and pages, its part of the
- * users page. Throws DocumentCorrupt when invitations.json cannot be loaded.
+ * Invitations and reset links, as one unit the composition root adds
+ * (docs/contract/links-and-sessions.md): its file in the data directory, its routes and pages, its
+ * part of the users page. Throws DocumentCorrupt when invitations.json cannot be loaded.
  */
 export async function openInvitations(
   deps: RouteDeps & { readonly fs: StoreFileSystem; readonly sha256Base64: Sha256Base64 },

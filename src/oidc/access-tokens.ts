@@ -3,7 +3,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, MAX_ACCESS_TOKENS } from './limits.js';
 import type { SignedInSession } from './codes.js';
 import type { Scope } from './parameters.js';
 
-// Access tokens (INTERFACE.md "Sign in with Gatehouse", access tokens): 256 random bits, opaque, good
+// Access tokens (docs/contract/oidc.md "Access tokens"): 256 random bits, opaque, good
 // only at userinfo for at most an hour, held in memory by their digest. Opaque rather than signed, so
 // that ending an account's sessions, removing the client or revoking the grant ends them at once; a
 // restart ends them too (apps refresh, or sign in again). Nothing else in Gatehouse looks them up:

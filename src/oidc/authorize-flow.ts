@@ -11,7 +11,7 @@ import type { FreshMarks } from './fresh-mark.js';
 import { isAllowedBy } from './token-service.js';
 
 // What an authorization request comes to, once its client and redirect URI are known good
-// (INTERFACE.md "Sign in with Gatehouse", authorize): a code sent back to the app, an error sent back
+// (docs/contract/oidc.md "Authorize"): a code sent back to the app, an error sent back
 // to the app, or the sign-in page, which returns here. The session cookie is SameSite=Strict, so a
 // browser arriving from the app's site brings none: the sign-in page (a same-origin page, whose own
 // requests carry it) sends a signed-in browser straight back, and that navigation carries the cookie.

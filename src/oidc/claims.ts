@@ -3,7 +3,7 @@ import type { StoredUser } from '../store/users.js';
 import { ID_TOKEN_TTL_SECONDS } from './limits.js';
 import type { Scope } from './parameters.js';
 
-// The claims an app receives (INTERFACE.md "Sign in with Gatehouse", id_token and userinfo), by
+// The claims an app receives (docs/contract/oidc.md "id_token" and "Userinfo"), by
 // scope (OpenID Connect Core section 5.4): profile -> preferred_username and name, email -> email
 // and email_verified (only when the account has an address), groups -> groups. The same in the
 // id_token and at userinfo, since apps read them from one or the other (Grafana from the id_token).

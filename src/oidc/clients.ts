@@ -8,7 +8,7 @@ import { SIGNING_ALGS } from './jwk.js';
 import { MAX_CLIENT_NAME_LENGTH, MAX_CLIENTS, MAX_REDIRECT_URIS } from './limits.js';
 import { redirectUriList } from './redirect-uri.js';
 
-// The apps that sign users in through Gatehouse (INTERFACE.md "Sign in with Gatehouse", clients):
+// The apps that sign users in through Gatehouse (docs/contract/oidc.md "Clients"):
 // made by administrators only, never by dynamic registration. A confidential client has a secret,
 // shown once and stored as its SHA-256 digest; a public one (a phone or browser app) has none and
 // must use PKCE. `groups` limits who may sign in to it; `mfa` asks for two factors.

@@ -3,7 +3,7 @@ import type { Amr } from '../auth/amr.js';
 import { CODE_TTL_SECONDS, MAX_PENDING_CODES } from './limits.js';
 import type { Scope } from './parameters.js';
 
-// Authorization codes (INTERFACE.md "Sign in with Gatehouse", codes): 256 random bits, good once for
+// Authorization codes (docs/contract/oidc.md "Codes"): 256 random bits, good once for
 // 60 seconds, bound to the client, the redirect URI, the PKCE challenge, the nonce and the session
 // that made them. Held in memory by their digest (a restart ends the few in flight: the app starts the
 // sign-in again). A used code is remembered a while longer, with what it issued, so that a second
@@ -28,7 +28,7 @@ export interface CodeBinding {
   readonly username: string;
   /** The account's session key when the code was made: a change that ends its sessions ends the code. */
   readonly sessionKey: string;
-  /** The session record the code was made through (INTERFACE.md "Accounts people look after themselves"). */
+  /** The session record the code was made through (docs/contract/links-and-sessions.md "What ends with a session"). */
   readonly session: SignedInSession | undefined;
   readonly scopes: readonly Scope[];
   readonly amr: Amr;

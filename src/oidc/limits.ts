@@ -1,4 +1,4 @@
-// The provider's lifetimes and limits, in one place (INTERFACE.md "Sign in with Gatehouse"; the
+// The provider's lifetimes and limits, in one place (docs/contract/oidc.md; the
 // reasons are in docs/security-notes.md, "OpenID Connect").
 
 /** An authorization code lives 60 seconds and is used once. */

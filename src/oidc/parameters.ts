@@ -23,7 +23,7 @@ const MAX_SCOPE_TOKENS = 32;
 const MAX_CLIENT_ID_LENGTH = 128;
 const MAX_CLIENT_SECRET_LENGTH = 256;
 
-/** The scopes Gatehouse knows (INTERFACE.md "Sign in with Gatehouse", discovery); others are ignored. */
+/** The scopes Gatehouse knows (docs/contract/oidc.md "Discovery"); others are ignored. */
 export const SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access'] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -45,7 +45,7 @@ export interface ProviderDeps {
 }
 
 /**
- * The OpenID Connect provider (INTERFACE.md "Sign in with Gatehouse"), when --public-url names its
+ * The OpenID Connect provider (docs/contract/oidc.md), when --public-url names its
  * issuer: its keys, clients and grants loaded (keys made on first start), and its routes. Without
  * --public-url there is none, and every path of it answers 404.
  */

@@ -1,7 +1,7 @@
 import { fail, pass, type Checker } from '../validate/check.js';
 import { MAX_REDIRECT_URI_LENGTH } from './limits.js';
 
-// A client's redirect URIs (INTERFACE.md "Sign in with Gatehouse", clients): absolute, no fragment
+// A client's redirect URIs (docs/contract/oidc.md "Clients"): absolute, no fragment
 // (RFC 6749 section 3.1.2), https, or http on a loopback name (RFC 8252 section 7.3), or a custom
 // scheme for phone apps (RFC 8252 section 7.1); stored as given and compared exactly, character for
 // character (RFC 9700 section 2.1), so there is no pattern to widen and no normalization to confuse.

@@ -10,7 +10,7 @@ import {
 } from './jwk.js';
 import { RETIRED_KEY_KEEP_SECONDS } from './limits.js';
 
-// The id_token signing keys (INTERFACE.md "Sign in with Gatehouse", signing keys): one RSA and one
+// The id_token signing keys (docs/contract/oidc.md "Signing keys"): one RSA and one
 // P-256 key in force, made on first start, in a file of their own beside users.json and apart from
 // the session secret (which never signs anything for OpenID Connect). `gatehouse keys rotate` puts
 // new ones in force and keeps the public half of the old ones, for the JWKS, until every id_token

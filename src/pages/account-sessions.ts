@@ -1,4 +1,4 @@
-// The account page's sessions (INTERFACE.md "Accounts people look after themselves"): every place the
+// The account page's sessions (docs/contract/links-and-sessions.md "Sessions"): every place the
 // account is signed in, this browser marked, each with an End button (a second click confirms); and
 // the section the join page links to, shown once the page is drawn. Browser code that runs inside the
 // account page's script (pages/account.ts), after its helpers: item, fill, send, reload, toSignIn, when.

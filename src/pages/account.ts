@@ -1,6 +1,6 @@
 // The signed-in user's page, {base}/gatehouse/account: password, TOTP, passkeys, machine tokens,
 // log out everywhere. Static, built once; everything it shows comes from GET
-// ../api/auth/account and every change is a JSON call (INTERFACE.md "The caller's own account").
+// ../api/auth/account and every change is a JSON call (docs/contract/accounts.md "The caller's own account").
 import { SESSIONS_SCRIPT } from './account-sessions.js';
 import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 

@@ -154,7 +154,7 @@ var render = function (details) {
       }
     }));
     accountActions.forEach(function (draw) { draw(user, actions, item); });
-    // Taking ways in away (INTERFACE.md "Who may do what"): each a confirmed PATCH with false.
+    // Taking ways in away (docs/contract/access.md "Administrators and two factors"): each a confirmed PATCH with false.
     var takeAway = function (label, question, patch, done) {
       actions.appendChild(button(label, 'small secondary', function () {
         if (!window.confirm(question)) return;

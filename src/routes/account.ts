@@ -13,7 +13,7 @@ import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } 
 
 
 /**
- * The caller's own account (INTERFACE.md "The caller's own account"); its TOTP is routes/totp.ts's,
+ * The caller's own account (docs/contract/accounts.md "The caller's own account"); its TOTP is routes/totp.ts's,
  * its passkeys routes/passkeys.ts's. Who may do each is the access
  * table's (auth/access.ts): a session cookie of the account; a change of a way in also the current
  * password in the body (ctx.admission.confirmPassword) and, once the account has a second factor, a

@@ -44,7 +44,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     { method: 'GET', path: '/api/auth/verify', access: 'verify', body: 'none', handler: on(verify) },
     { method: 'GET', path: '/api/auth/logout', access: 'logout', body: 'none', handler: on(logout) },
     { method: 'GET', path: '/api/auth/users', access: 'listUsers', body: 'none', handler: on(listUsers) },
-    // INTERFACE.md "Administrators": an account without client settings, for apps behind the gate.
+    // docs/contract/accounts.md "Administrators' routes": an account without client settings, for apps behind the gate.
     { method: 'POST', path: '/api/auth/users', access: 'createUser', body: 'json', handler: on(createUser) },
     { method: 'GET', path: '/api/auth/users/:username', access: 'showUser', body: 'none', handler: on(showUser) },
     { method: 'PATCH', path: '/api/auth/users/:username', access: 'updateUser', body: 'json', handler: on(updateUser) },
@@ -53,7 +53,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
 }
 
 /**
- * INTERFACE.md `authMethod: "none"`: a proxy authenticates, and everyone is the built-in
+ * docs/contract/flood-api.md "authMethod none": a proxy authenticates, and everyone is the built-in
  * administrator; so only the proxy that authenticates (or loopback) is answered, even when the
  * port is reachable some other way.
  */
@@ -127,7 +127,7 @@ async function passwordHolder(api: AuthApi, ctx: RequestContext, body: Authentic
   return current;
 }
 
-/** POST /api/auth/register; spec section 5.7: once users exist, credentials come first (401 / 403), before the body. */
+/** POST /api/auth/register (docs/contract/flood-api.md "Authentication", rule 7): once users exist, credentials come first (401 / 403), before the body. */
 async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
   // The judge let in an administrator, or anyone while no account exists (row first-or-administrator).
   const caller = ctx.admission.caller;
@@ -162,7 +162,7 @@ async function register(api: AuthApi, ctx: RequestContext): Promise<void> {
   );
 }
 
-/** GET /api/auth/verify; spec section 4: the 401 carries configs and nothing else. */
+/** GET /api/auth/verify (docs/contract/flood-api.md "GET /api/auth/verify"): the 401 carries configs and nothing else. */
 function verify(api: AuthApi, ctx: RequestContext): void {
   if (api.store.size === 0) {
     sendJson(ctx.res, 200, { initialUser: true, configs: api.configs });
@@ -211,7 +211,7 @@ async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 function showUser(api: AuthApi, ctx: RequestContext): void {
   const user = api.store.find(usernameFromPath(ctx.param));
   if (user === undefined) throw new UserNotFound();
-  // INTERFACE.md "Accounts people look after themselves": the users page shows each account's last sign-in.
+  // docs/contract/links-and-sessions.md "Sessions": the users page shows each account's last sign-in.
   const lastSignIn = api.sessions.lastSignInOf(user.username);
   sendJson(ctx.res, 200, { ...accountSummaryOf(user), lastSignInAt: lastSignIn === undefined ? null : lastSignIn * 1000 });
 }

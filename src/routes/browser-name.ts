@@ -1,4 +1,4 @@
-/** INTERFACE.md "Accounts people look after themselves": a session's `browser` is at most this long. */
+/** docs/contract/links-and-sessions.md "Sessions": a session's `browser` is at most this long. */
 export const MAX_BROWSER_NAME_LENGTH = 64;
 
 const UNKNOWN = 'Unknown';

@@ -28,7 +28,7 @@ const RP_NAME = 'Gatehouse';
 
 /**
  * Passkeys (WebAuthn Level 3): sign-in options and sign-in for anyone, and the caller's own
- * passkeys (INTERFACE.md "Signing in", "The caller's own account"). Verification is in webauthn/.
+ * passkeys (docs/contract/accounts.md "Passkeys", "The caller's own account"). Verification is in webauthn/.
  */
 export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
   const { config, store, challenges, cookies, logger } = deps;

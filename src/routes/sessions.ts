@@ -11,7 +11,7 @@ export interface SessionRouteDeps extends RouteDeps {
 }
 
 /**
- * The sessions of an account (INTERFACE.md "Accounts people look after themselves"): its owner lists
+ * The sessions of an account (docs/contract/links-and-sessions.md "Sessions"): its owner lists
  * and ends them from any session of it, an administrator those of any account. Ending one resolves
  * once the sessions file no longer holds it: from the answer on, its cookie and every `?token=` copy
  * are refused everywhere, the gate included, and after a restart.

@@ -11,7 +11,7 @@ const checkPasswordBody = objectOf({ password: passwordChecker(1) });
 const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
 
 /**
- * The caller's own TOTP (INTERFACE.md "The caller's own account"): begin a set-up with the password,
+ * The caller's own TOTP (docs/contract/accounts.md "The caller's own account"): begin a set-up with the password,
  * confirm it with a code, turn it off with the password. Who may do each is the access table's
  * (auth/access.ts rows beginTotp, confirmTotp, disableTotp); the set-up itself is auth/totp-account.ts.
  */

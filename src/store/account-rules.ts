@@ -76,7 +76,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   if (isAdministrator(user.level) && !isAdministrator(level) && view.administratorCount() === 1) {
     throw new LastAdministrator();
   }
-  // Levels compare by role (INTERFACE.md): rewriting 10 as "ADMINISTRATOR" changes no access.
+  // Levels compare by role (docs/contract/flood-api.md "Values"): rewriting 10 as "ADMINISTRATOR" changes no access.
   // Removing a second factor ends the account's sessions, as its owner removing it does.
   const isTotpRemoved = changes.removeTotp === true && user.totp !== undefined;
   const arePasskeysRemoved = changes.removePasskeys === true && user.passkeys !== undefined;
@@ -92,7 +92,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
   const isOtherChange = isGroupChange || isProfileChange || areTokensRemoved || changes.client !== undefined;
   if (!isCredentialChange && !isOtherChange && level === user.level) return;
   if (username !== user.username) view.delete(user.username);
-  // A new password or name ends the account's machine tokens too (SECURITY.md "Machine tokens"):
+  // A new password or name ends the account's machine tokens too (SECURITY.md "Machine tokens and groups"):
   // whoever changes a password after a leak expects every way in to close. A level does not:
   // the gate reads the level on every request, so a demotion counts at once.
   const isTokenEnding = changes.passwordHash !== undefined || username !== user.username || areTokensRemoved;
@@ -111,7 +111,7 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
     level,
     passwordHash: changes.passwordHash ?? user.passwordHash,
     ...(changes.client === undefined ? {} : { client: changes.client }),
-    // An account without groups has no field (INTERFACE.md: absent when unused).
+    // An account without groups has no field (docs/contract/accounts.md "Stored per account": absent when unused).
     ...(groups.length === 0 ? {} : { groups }),
     ...(isTokenEnding || user.tokens === undefined ? {} : { tokens: user.tokens }),
     ...(isTotpRemoved || user.totp === undefined ? {} : { totp: user.totp }),

@@ -3,8 +3,9 @@ import { MAX_PASSKEYS, type StoredPasskey } from '../validate/passkey.js';
 import { withNewSessions } from './account-rules.js';
 import type { StoredUser, UserView } from './users.js';
 
-// The rules for an account's passkeys. Adding or removing one is a credential change (INTERFACE.md
-// "The caller's own account"): the session key is replaced, so every other session ends.
+// The rules for an account's passkeys. Adding or removing one is a credential change
+// (docs/contract/accounts.md "The caller's own account"): the session key is replaced, so every other
+// session ends.
 
 /** Whether an account in `view`, its batch's changes included, holds the credential `id`. A linear scan. */
 function isHeld(view: UserView, id: string): boolean {

@@ -5,7 +5,7 @@ import {
   fail, matching, objectOf, oneOf, pass, unixSeconds, type Checked, type Checker, type CheckedType,
 } from '../validate/check.js';
 
-// INTERFACE.md "Accounts people look after themselves": a record per sign-in, live while bound to its
+// docs/contract/links-and-sessions.md "Sessions": a record per sign-in, live while bound to its
 // account's current session key and not expired; records no longer live go at the file's next write.
 
 export const SESSIONS_FILE = 'sessions.json';

@@ -30,7 +30,7 @@ const FORMAT_1_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * An account's TOTP (SECURITY.md "Two-step sign-in"): the seed sealed with the seal key, the
+ * An account's TOTP (SECURITY.md "Two-step sign-in (TOTP)"): the seed sealed with the seal key, the
  * last time step that signed in (a step signs in once), and the digests of the unused recovery codes.
  */
 const checkStoredTotp = objectOf(
@@ -70,7 +70,7 @@ const checkStoredUserFields = objectOf(
     sessionKey: matching(SESSION_KEY_FORMAT, 'a session key'),
     totp: optional(checkStoredTotp),
     passkeys: optional(checkStoredPasskeys),
-    // OpenID Connect (INTERFACE.md "Sign in with Gatehouse", accounts): `emailVerified` is true when
+    // OpenID Connect (docs/contract/oidc.md "Accounts"): `emailVerified` is true when
     // an administrator set the address, false when the account's owner did. `sub` is made the first
     // time the account signs in to an app, so accounts that never do keep the file in format 1.
     email: optional(checkEmail),

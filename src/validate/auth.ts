@@ -4,7 +4,7 @@ import { checkGroups } from './groups.js';
 import { checkAccessLevel } from './level.js';
 import { checkDisplayName, checkEmail } from './profile.js';
 
-// INTERFACE.md "Values": username 1-256 characters without control characters, kept exactly
+// docs/contract/flood-api.md "Values": username 1-256 characters without control characters, kept exactly
 // as sent; password 1-1,024 characters with a configurable higher minimum.
 export const MAX_USERNAME_LENGTH = 256;
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -16,7 +16,7 @@ const DOT_SEGMENT_PROBLEM = 'must not be "." or "..": browsers and proxies rewri
 
 /**
  * A username being created or renamed to, or taken from a path segment once percent-decoded
- * (INTERFACE.md, username row): not exactly "." or ".." (WHATWG URL resolves even %2E%2E). Names
+ * (docs/contract/flood-api.md "Values", username): not exactly "." or ".." (WHATWG URL resolves even %2E%2E). Names
  * merely holding dots or slashes are fine; an older users file may hold "." or "..", so stored
  * names are checked by checkUsername alone.
  */
@@ -34,7 +34,8 @@ export function passwordChecker(minLength: number): Checker<string> {
 
 /**
  * Login: any stored password was valid when set, so only the absolute bounds apply here. `code`:
- * a TOTP or recovery code, for an account with TOTP (INTERFACE.md "Signing in"); no longer text is one.
+ * a TOTP or recovery code, for an account with TOTP
+ * (docs/contract/accounts.md "Two-step sign-in"); no longer text is one.
  */
 export const checkAuthenticateBody = objectOf({
   username: checkUsername,
@@ -57,7 +58,7 @@ export function registerBodyChecker(minPasswordLength: number) {
   return objectOf(userFields(minPasswordLength));
 }
 
-// INTERFACE.md "Who may do what": an administrator takes ways in away (`false`), never sets one up.
+// docs/contract/access.md "Administrators and two factors": an administrator takes ways in away (`false`), never sets one up.
 const takenAway = (what: string): Checker<false> => (input, path) =>
   (input === false ? pass(false as const) : fail(path, `can only be false: it removes ${what}, which only the account itself sets up`));
 
@@ -66,7 +67,7 @@ function orNull<T>(check: Checker<T>): Checker<T | null> {
   return (input, path) => (input === null ? pass(null) : check(input, path));
 }
 
-// `email` and `name` (INTERFACE.md "Sign in with Gatehouse", accounts): an address an administrator sets counts as verified.
+// `email` and `name` (docs/contract/oidc.md "Accounts"): an address an administrator sets counts as verified.
 export function updateBodyChecker(minPasswordLength: number) {
   return partialObjectOf({
     ...userFields(minPasswordLength),
@@ -80,7 +81,7 @@ export function updateBodyChecker(minPasswordLength: number) {
 }
 
 /**
- * POST /api/auth/users (INTERFACE.md "Administrators"): an account made outside the Flood API,
+ * POST /api/auth/users (docs/contract/accounts.md "Administrators' routes"): an account made outside the Flood API,
  * without client settings (a `client` key is stripped like any unknown one), groups optional.
  */
 export function createUserBodyChecker(minPasswordLength: number) {

@@ -25,7 +25,7 @@ export function joinPath(parent: string, key: string): string {
   return parent === '' ? key : `${parent}.${key}`;
 }
 
-// U+0000-U+001F and U+007F: INTERFACE.md, username row.
+// U+0000-U+001F and U+007F: docs/contract/flood-api.md "Values", username.
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 // With the u flag a surrogate pair is one code point, so this matches only a lone surrogate.
 // It has no UTF-8 form: as UTF-8 (hashing, file names, paths) it becomes U+FFFD, so two
@@ -136,8 +136,8 @@ type ShapeValue<S extends Shape> =
 type PartialShapeValue<S extends Shape> = { [K in keyof S]?: CheckedType<S[K]> };
 
 /**
- * Checks an object against a shape. Unknown keys are stripped (spec section 2) unless
- * `rejectUnknownKeys`; the output is built from the shape's keys only.
+ * Checks an object against a shape. Unknown keys are stripped (docs/contract/flood-api.md "Values",
+ * unknown fields) unless `rejectUnknownKeys`; the output is built from the shape's keys only.
  */
 export function objectOf<S extends Shape>(
   shape: S, options: { rejectUnknownKeys?: boolean } = {},

@@ -1,6 +1,6 @@
 import { fail, integerIn, isPlainObject, joinPath, pass, stringOf, type Checked, type Checker } from './check.js';
 
-// INTERFACE.md, "Client settings shapes": exactly one of these; unknown keys inside are rejected.
+// docs/contract/flood-api.md "Client settings": exactly one of these; unknown keys inside are rejected.
 // Stored, never returned: they hold a torrent client's password.
 const nonEmpty = stringOf({ minLength: 1, maxLength: 4096 });
 const credential = stringOf({ minLength: 0, maxLength: 1024 });

@@ -1,6 +1,6 @@
 import { fail, pass, type Checker } from './check.js';
 
-// INTERFACE.md "Stored per account": 0 to 32 group names, each 1 to 64 of a-z 0-9 _ -.
+// docs/contract/accounts.md "Stored per account": 0 to 32 group names, each 1 to 64 of a-z 0-9 _ -.
 // Names this narrow go into the Remote-Groups header and a forward URL as they are.
 const MAX_GROUPS = 32;
 const MAX_GROUP_NAME_LENGTH = 64;

@@ -1,6 +1,6 @@
 import { oneOf, type CheckedType } from './check.js';
 
-// INTERFACE.md: levels arrive as 10 / "ADMINISTRATOR" or 5 / "USER" and read back in the
+// docs/contract/flood-api.md "Values": levels arrive as 10 / "ADMINISTRATOR" or 5 / "USER" and read back in the
 // form they were written. Everything that decides access goes through `roleOf`.
 export const checkAccessLevel = oneOf([10, 5, 'ADMINISTRATOR', 'USER'] as const);
 export type AccessLevel = CheckedType<typeof checkAccessLevel>;

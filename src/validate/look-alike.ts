@@ -1,7 +1,7 @@
-// Usernames are stored and compared exactly (INTERFACE.md "Values"), so `Admin`, `admin\u200b` and
+// Usernames are stored and compared exactly (docs/contract/flood-api.md "Values"), so `Admin`, `admin\u200b` and
 // `ａｄｍｉｎ` are other accounts than `admin`, although a person reading a list, a log or an app's
 // page takes them for the same. An account is not made or renamed onto a name that looks like an
-// existing one in this sense (INTERFACE.md "Who may do what"; store/account-rules.ts).
+// existing one in this sense (docs/contract/access.md "Look-alike names"; store/account-rules.ts).
 
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 

@@ -2,7 +2,7 @@ import { integerIn, matching, objectOf, optional, storedList, stringOf, unixSeco
 import type { CheckedType } from './check.js';
 import { passwordChecker } from './auth.js';
 
-// INTERFACE.md "Stored per account", machine tokens: id, name, SHA-256 digest of the token,
+// docs/contract/accounts.md "Stored per account", machine tokens: id, name, SHA-256 digest of the token,
 // created, expires (optional), last used; the token itself is never stored.
 export const MAX_MACHINE_TOKENS = 32;
 export const MAX_TOKEN_DAYS = 3650;
@@ -40,6 +40,6 @@ export const checkNewMachineToken = objectOf(newMachineTokenFields);
 
 /**
  * POST /api/auth/account/tokens: a new token and the account's current password (a token is a way
- * in: INTERFACE.md "Who may do what").
+ * in: docs/contract/access.md "Ways in").
  */
 export const checkNewMachineTokenBody = objectOf({ ...newMachineTokenFields, password: passwordChecker(1) });

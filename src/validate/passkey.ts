@@ -7,7 +7,7 @@ import {
 } from './check.js';
 import type { Checker, CheckedType } from './check.js';
 
-// INTERFACE.md "Stored per account", passkeys: id, COSE public key, sign count, name, created
+// docs/contract/accounts.md "Stored per account", passkeys: id, COSE public key, sign count, name, created
 // and last-used times; at most 16 per account. And the WebAuthn L3 JSON a browser sends
 // (PublicKeyCredential.toJSON()), with every binary field capped before it is decoded.
 export const MAX_PASSKEYS = 16;
@@ -101,7 +101,7 @@ export const checkPasskeySignInBody = objectOf({
 
 /**
  * POST /api/auth/account/passkeys: a name, a RegistrationResponseJSON (section 5.1.8), and the account's
- * current password (a passkey is a way in: INTERFACE.md "Who may do what").
+ * current password (a passkey is a way in: docs/contract/access.md "Ways in").
  */
 export const checkNewPasskeyBody = objectOf({
   name: checkPasskeyName,

@@ -1,6 +1,6 @@
 import { fail, matching, pass, stringOf, type Checker } from './check.js';
 
-// INTERFACE.md "Sign in with Gatehouse", accounts: an optional e-mail address and display name,
+// docs/contract/oidc.md "Accounts": an optional e-mail address and display name,
 // which apps signed in through Gatehouse receive as the `email` and `name` claims, and `sub`, the
 // random subject identifier they know the account by.
 

@@ -4,8 +4,8 @@ import { homeNetworkKeyOf, networkKeyOf } from '../http/network-key.js';
 import { CHALLENGE_BYTES } from './verify.js';
 
 // WebAuthn challenges (section 13.4.3): 32 random bytes, good for one use and five minutes, held
-// in memory only, bounded whatever a flood of options requests does (INTERFACE.md "Who may do
-// what", passkey sign-in challenges). One network (an IPv4 address, an IPv6 /56: what one home is
+// in memory only, bounded whatever a flood of options requests does
+// (docs/contract/access.md "Decoys"). One network (an IPv4 address, an IPv6 /56: what one home is
 // given) holds at most `maxPerNetwork`, its next one dropping its own oldest, so a flood from one
 // home spends only its own. No challenge is ever dropped for another network's before it expires:
 // when a pool is full, or a wider network (IPv4 /24, IPv6 /48) holds `maxPerWideNetwork`, a new

@@ -3,8 +3,8 @@ import { MAX_PASSKEYS } from '../validate/passkey.js';
 
 // Sign-in options for a username name the account's passkeys. An unknown name, or an account
 // without passkeys, gets decoys instead: ids derived from the name with a key of the server's,
-// so the answer is the same every time and looks like an account's (INTERFACE.md "Signing in",
-// "Who may do what": an unknown username gets options indistinguishable from a real one).
+// so the answer is the same every time and looks like an account's
+// (docs/contract/access.md "Decoys": an unknown username gets options indistinguishable from a real one).
 
 /** Lengths real authenticators use for credential ids, in bytes. */
 export const DECOY_LENGTHS = [16, 20, 32, 48, 64] as const;

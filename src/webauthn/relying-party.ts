@@ -1,7 +1,7 @@
 import { splitHostPort } from '../http/host-header.js';
 import { normalizeHostName } from '../validate/host-name.js';
 
-/** Who we are to an authenticator for one request (INTERFACE.md "Signing in"). */
+/** Who we are to an authenticator for one request (docs/contract/accounts.md "Passkeys"). */
 export interface RelyingParty {
   readonly id: string;
   readonly isOriginAllowed: (origin: string) => boolean;
@@ -30,7 +30,8 @@ const LOCAL_ORIGIN = /^http:\/\/(?:localhost|127\.0\.0\.1)(?::\d{1,5})?$/;
 
 /**
  * Without --cookie-domain, rp.id is the host the browser used and the origin `https://` that host
- * (relyingPartyForHost). With it (INTERFACE.md "Who may do what"), rp.id is the cookie domain and
+ * (relyingPartyForHost). With it (docs/contract/access.md "Passkeys with --cookie-domain"), rp.id is
+ * the cookie domain and
  * the origins allowed are --public-url's and --passkey-origins, never one taken from `Host`: the
  * session cookie reaches every sub-domain, so a `Host` naming any of them must not choose the
  * origin. Listed origins outside the cookie domain are ignored (a browser uses an rp.id only on

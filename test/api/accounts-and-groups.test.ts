@@ -89,7 +89,7 @@ describe('accounts without client settings and groups', () => {
   });
 
   describe('groups', () => {
-    it('GET /api/auth/users/{name} answers the INTERFACE.md shape, groups included', async () => {
+    it('GET /api/auth/users/{name} answers the shape the contract gives, groups included', async () => {
       const account = await newAccount({ groups: ['family', 'media_2'] });
       const res = await getAccount(server, root.token, account.username);
       assert.equal(res.status, 200, res.text);

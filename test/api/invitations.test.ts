@@ -1,4 +1,4 @@
-// Invitations and reset links (INTERFACE.md "Accounts people look after themselves") over real HTTP:
+// Invitations and reset links (docs/contract/links-and-sessions.md "Invitations", "Reset links") over real HTTP:
 // administrators make, list and withdraw them; a link's secret works once, even under parallel use;
 // expired, used, withdrawn and unknown secrets get 401 with one message each, throttled like sign-ins.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Look-alike usernames (INTERFACE.md "Who may do what", Remote-User): a name whose NFKC case-folded
+// Look-alike usernames (docs/contract/access.md "Look-alike names", "Remote-User"): a name whose NFKC case-folded
 // form without default-ignorable code points equals an existing account's is refused wherever an
 // account is made or renamed over the API, as a taken name is (500 USERNAME_TAKEN); accounts that
 // already look alike stay as they are. The offline command: test/cli/cli-users-names.test.ts.

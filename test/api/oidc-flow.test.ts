@@ -1,4 +1,4 @@
-// Gatehouse as an OpenID Connect provider (INTERFACE.md "Sign in with Gatehouse"), the flows that
+// Gatehouse as an OpenID Connect provider (docs/contract/oidc.md), the flows that
 // succeed, driven over real HTTP by the relying party of test/helpers/relying-party.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,7 +19,7 @@ describe('OpenID Connect discovery and keys', () => {
   });
   after(() => server.close());
 
-  it('publishes the discovery document INTERFACE.md lists, the issuer exactly --public-url', async () => {
+  it('publishes the discovery document the contract lists, the issuer exactly --public-url', async () => {
     const discovery = await discover(server);
     assert.equal(discovery.issuer, ISSUER);
     assert.equal(discovery.authorization_endpoint, `${ISSUER}/oidc/authorize`);

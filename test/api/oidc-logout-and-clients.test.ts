@@ -1,4 +1,4 @@
-// RP-initiated logout (INTERFACE.md "Sign in with Gatehouse", logout) and the administrators' client
+// RP-initiated logout (docs/contract/oidc.md "Logout") and the administrators' client
 // API (clients), over real HTTP.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Every refusal INTERFACE.md "Sign in with Gatehouse" lists, over real HTTP: the authorize request
+// Every refusal docs/contract/oidc.md lists, over real HTTP: the authorize request
 // that gets a 400 page and never a redirect, the errors sent back to the app, the token endpoint's
 // RFC 6749 errors, codes used twice and refresh tokens reused, and the throttle.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// Every token an account holds through an app stops working when its sessions end (INTERFACE.md
-// "Sign in with Gatehouse", refresh tokens): access tokens, refresh tokens and codes not yet exchanged,
+// Every token an account holds through an app stops working when its sessions end
+// (docs/contract/oidc.md "Refresh tokens"): access tokens, refresh tokens and codes not yet exchanged,
 // after each change that ends sessions, and when the app is removed.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

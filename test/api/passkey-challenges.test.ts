@@ -1,5 +1,5 @@
-// Passkey sign-in challenges under a flood, over real HTTP behind a trusted proxy (INTERFACE.md
-// "Who may do what"): one network (an IPv4 address, an IPv6 /56) holds at most 64, its 65th
+// Passkey sign-in challenges under a flood, over real HTTP behind a trusted proxy
+// (docs/contract/access.md "Decoys"): one network (an IPv4 address, an IPv6 /56) holds at most 64, its 65th
 // dropping its own oldest; no challenge is dropped for another network's before it expires.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

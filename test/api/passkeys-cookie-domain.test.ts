@@ -1,5 +1,5 @@
-// Passkeys with --cookie-domain (INTERFACE.md "Who may do what"): the session cookie reaches every
-// sub-domain, so the origins accepted are --public-url's and --passkey-origins, never one taken
+// Passkeys with --cookie-domain (docs/contract/access.md "Passkeys with --cookie-domain"): the session
+// cookie reaches every sub-domain, so the origins accepted are --public-url's and --passkey-origins, never one taken
 // from Host; with neither, passkeys are off, their ceremonies refused, the pages silent about them.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 // Passkeys over real HTTP with a software authenticator: registering from the account, signing
-// in with a discoverable credential or after a username, and every refusal INTERFACE.md lists.
+// in with a discoverable credential or after a username, and every refusal docs/contract/accounts.md "Passkeys" lists.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -43,7 +43,7 @@ describe('passkeys', () => {
   };
 
   describe('registering from the account', () => {
-    it('offers creation options as INTERFACE.md says', async () => {
+    it('offers creation options as the contract says', async () => {
       const user = await account();
       const options = await creationOptions(server, user.token);
       assert.deepEqual(options['rp'], { id: 'localhost', name: 'Gatehouse' });

@@ -24,7 +24,7 @@ import {
 } from '../helpers/api.js';
 import { CLIENT_SETTINGS, type TestResponse, type TestServer } from '../helpers/server.js';
 
-// INTERFACE.md: the first user may be a USER; the service warns that no administrator exists.
+// docs/contract/flood-api.md "Responses": the first user may be a USER; the service warns that no administrator exists.
 const NO_ADMINISTRATOR_WARNING = /administrator/i;
 
 function warnings(server: TestServer): Array<Record<string, unknown>> {
@@ -142,8 +142,8 @@ describe('POST /api/auth/register once users exist', () => {
     }
   });
 
-  // Spec section 5.7: once users exist, the credential decides first; a caller who may not
-  // register learns nothing about what a valid body would look like.
+  // docs/contract/flood-api.md "Authentication", rule 7: once users exist, the credential decides
+  // first; a caller who may not register learns nothing about what a valid body would look like.
   it('returns 401 or 403, not 400, for an invalid body from a caller who may not register', async () => {
     const user = await createUser(server, root.token, { level: 5 });
     const invalid = body(uniqueName('invalid'), { level: 'SUPERUSER', client: { client: 'uTorrent' } });

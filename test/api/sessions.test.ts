@@ -1,4 +1,4 @@
-// Sessions people can see and end (INTERFACE.md "Accounts people look after themselves"): every
+// Sessions people can see and end (docs/contract/links-and-sessions.md "Sessions"): every
 // sign-in is a session record; its owner (any session of the account) and administrators list and end
 // them; an ended session's cookie and every ?token= copy are refused everywhere, the gate included,
 // at once and after a restart. Driven over real HTTP with the test clock.

@@ -1,5 +1,5 @@
 // An administrator resets a lost authenticator: PATCH /api/auth/users/{name} {totp: false}
-// (INTERFACE.md "Administrators"). The seed and recovery codes go, the account's sessions end,
+// (docs/contract/accounts.md "Administrators' routes"). The seed and recovery codes go, the account's sessions end,
 // its machine tokens stay, and a password alone signs in again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
-// TOTP two-step sign-in and the caller's own account API (INTERFACE.md "Accounts for the gate":
-// "Signing in", "The caller's own account"), driven over real HTTP with the test clock.
+// TOTP two-step sign-in and the caller's own account API, driven over real HTTP with the test clock
+// (docs/contract/accounts.md "Two-step sign-in", "The caller's own account").
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

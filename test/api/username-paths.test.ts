@@ -106,8 +106,9 @@ describe('a users file from an older version holding "." and ".."', () => {
 });
 
 // Names that differ only by an invisible format character (U+200B, U+FEFF, U+00AD, U+2060, ...)
-// or a Hangul filler look the same: a second one is refused as taken (INTERFACE.md "Who may do
-// what"; test/api/look-alike-names.test.ts). A name holding one is still stored, listed and signed
+// or a Hangul filler look the same: a second one is refused as taken
+// (docs/contract/access.md "Look-alike names"; test/api/look-alike-names.test.ts). A name holding
+// one is still stored, listed and signed
 // in exactly as sent; logs and `users list` escape those characters (test/unit/log-escaping.test.ts,
 // test/cli/cli-users-names.test.ts).
 describe('usernames with invisible characters over the API', () => {

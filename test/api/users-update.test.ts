@@ -262,7 +262,7 @@ describe('PATCH /api/auth/users/{username}', () => {
     await assertTokenWorks(server, user.token, user.username);
   });
 
-  // INTERFACE.md: levels are compared through one internal enum, never by raw value, so
+  // docs/contract/flood-api.md "Values": levels are compared through one internal enum, never by raw value, so
   // rewriting a level in its other form (10 -> "ADMINISTRATOR") is no level change.
   it('keeps the user\'s tokens valid when the level is only rewritten in its other form', async () => {
     const admin = await createUser(server, root.token, { level: 10 });

@@ -1,5 +1,5 @@
-// The administrators' routes are no way around the ways-in rule (INTERFACE.md "Who may do what"): an
-// administrator whose account has a second factor needs a two-factor session to touch any account's
+// The administrators' routes are no way around the ways-in rule
+// (docs/contract/access.md "Administrators and two factors"): an administrator whose account has a second factor needs a two-factor session to touch any account's
 // ways in. Making a new administrator is such a way round: a one-factor session (the password of an
 // account whose only second factor is a passkey) made an administrator with a password it chose, signed
 // in as it (no second factor, so the Flood contract) and set the first administrator's password.

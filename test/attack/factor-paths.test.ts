@@ -1,5 +1,5 @@
 // Paths between factors that reviews found, each closed by the access table's rules on ways in
-// (INTERFACE.md "Who may do what"): the session cookie of the account, the current password in the
+// (docs/contract/access.md "Ways in"): the session cookie of the account, the current password in the
 // body, and a two-factor session once the account has a second factor; `?token=` only on the Flood
 // endpoints and the gate; no change started by another site; administrators no way around it.
 import assert from 'node:assert/strict';
@@ -164,7 +164,7 @@ describe('?token= beyond the Flood endpoints and the gate, and an app\'s script 
     assertError(await server.request({ method: 'POST', path: withToken('/api/auth/account/logout-everywhere', user.token), body: {} }), 401);
     assertError(await server.request({ path: withToken(`/api/auth/users/${user.username}`, root.token) }), 401);
     assertError(await server.request({ method: 'POST', path: withToken('/api/auth/users', root.token), body: { username: 'x', password: 'y', level: 5 } }), 401);
-    // The seven Flood endpoints keep it (spec section 5), and so does the gate.
+    // The seven Flood endpoints keep it (docs/contract/flood-api.md "Authentication"), and so does the gate.
     assert.equal((await server.request({ path: withToken('/api/auth/verify', user.token) })).status, 200);
     assert.equal((await server.request({ path: withToken('/api/auth/users', root.token) })).status, 200);
     assert.equal((await server.request({ path: withToken('/api/auth/forward', user.token) })).status, 200);

@@ -227,7 +227,7 @@ describe(`attack: fuzz (seed ${SEED}; replay with GATEHOUSE_FUZZ_SEED=${SEED})`,
     }
 
     // Correctly signed tokens with random headers and payloads: accepted exactly when the rules
-    // of INTERFACE.md ("Tokens and cookies") hold.
+    // of docs/contract/flood-api.md "Tokens and cookies" hold.
     let acceptedSigned = 0;
     for (let i = 0; i < 2_000; i++) {
       const header: Record<string, unknown> = random.chance(0.6) ? { alg: 'HS256' } : {};

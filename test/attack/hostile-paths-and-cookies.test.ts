@@ -161,7 +161,7 @@ describe('attack: hostile paths and cookies', () => {
       await assertServerAnswers(server, adminToken, ADMIN);
     });
 
-    // jshttp/cookie (STYLE.md's model) keeps an undecodable value as it is, so it still wins;
+    // jshttp/cookie (the parser ours is modelled on) keeps an undecodable value as it is, so it still wins;
     // skipping it would let a later, attacker-planted jwt (cookie tossing) take its place.
     it('lets the first jwt win even when its value has a bad percent escape', async () => {
       for (const first of ['%zz', '%E0%A4', `${adminToken.slice(0, -2)}%ZZ`]) {

@@ -1,4 +1,4 @@
-// Ending one session (INTERFACE.md "Accounts people look after themselves": its owner from the
+// Ending one session (docs/contract/links-and-sessions.md "What ends with a session": its owner from the
 // account page, or an administrator) is how a person throws out a stolen cookie without signing out
 // everywhere. What an app got through that session (a code not yet exchanged, an access token, a
 // refresh token) must end with it, or the thief keeps the account through the app.

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js';
 
-// Stolen-token replay after logout. Off by default (INTERFACE.md: clients log out one session
-// and keep using a copy of the token); when on, a logged-out token stays refused, across a
+// Stolen-token replay after logout. Off by default
+// (docs/contract/flood-api.md "Tokens and cookies": clients log out one session and keep using a
+// copy of the token); when on, a logged-out token stays refused, across a
 // restart, and a full revocation list never lets one back in.
 
 const REVOKE = { GATEHOUSE_REVOKE_ON_LOGOUT: '1' };
@@ -144,7 +145,7 @@ describe('attack: replaying a logged-out token', () => {
     });
     after(() => server.close());
 
-    it('clears the cookie on logout but keeps accepting a copy of the token, as INTERFACE.md decides', async () => {
+    it('clears the cookie on logout but keeps accepting a copy of the token, as the contract decides', async () => {
       const token = await registerUser(server, 'rv-default', { level: 10 });
       await logout(server, token);
       assert.equal(await verifyStatus(server, token), 200);

@@ -1,6 +1,6 @@
 // `gatehouse users reset NAME --totp --passkeys --tokens`: an administrator's offline way to take every
-// way in away from an account (INTERFACE.md "Who may do what"), checked on a data directory a real
-// service filled, then by starting that service again.
+// way in away from an account (docs/contract/access.md "Administrators and two factors"), checked on
+// a data directory a real service filled, then by starting that service again.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// The access matrix's fixtures for the OpenID Connect rows (INTERFACE.md "Sign in with Gatehouse"): the
+// The access matrix's fixtures for the OpenID Connect rows (docs/contract/oidc.md): the
 // matrix's servers run with --public-url, so the provider is on. Each world has one app registered by
 // its first administrator; a cell that needs a code, an access token, a refresh token or an id_token
 // gets a fresh one for its account first, through the tests' own relying party. The answers are the

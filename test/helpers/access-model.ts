@@ -1,6 +1,6 @@
 // What the access table (src/auth/access.ts) promises for one cell: a row, a credential, an account.
-// Written from the rows' fields and the words of INTERFACE.md "Who may do what: one table" and "The
-// gate", never by asking the judge (src/auth/judge.ts): a test that asked it could not fail.
+// Written from the rows' fields and the words of docs/contract/access.md and docs/contract/gate.md,
+// never by asking the judge (src/auth/judge.ts): a test that asked it could not fail.
 import type { AccessRow } from '../../src/auth/access.js';
 
 /** How a request carries (or fails to carry) a credential. */
@@ -17,7 +17,8 @@ export type Credential =
   | { readonly name: string; readonly carrier: 'machine'; readonly scheme: 'Bearer' | 'Basic' }
   /**
    * A token that once opened the account but no longer does: refused wherever it is sent. `withLiveUrlToken`:
-   * a live two-factor `?token=` beside the dead cookie, which the cookie wins over (spec section 5.2).
+   * a live two-factor `?token=` beside the dead cookie, which the cookie wins over
+   * (docs/contract/flood-api.md "Authentication", rule 2).
    */
   | {
     readonly name: string;
@@ -98,7 +99,7 @@ export type Promised =
   /** The judge lets the request through to the handler, with this caller (undefined: none counted). */
   | { readonly kind: 'admitted'; readonly caller: Counted | undefined };
 
-/** INTERFACE.md "Signing in": two factors are a code after the password, or a passkey that verified its user. */
+/** docs/contract/accounts.md "Two-step sign-in": two factors are a code after the password, or a passkey that verified its user. */
 function isTwoFactor(amr: readonly string[]): boolean {
   return amr.includes('otp') || (amr.includes('hwk') && amr.includes('user'));
 }
@@ -112,7 +113,7 @@ function countedBy(row: AccessRow, credential: Credential): Counted | undefined 
     case 'none':
     case 'dead session':
     case 'dead machine token':
-      // A dead cookie is judged, and a `?token=` beside it ignored (spec section 5.2: the cookie wins).
+      // A dead cookie is judged, and a `?token=` beside it ignored (docs/contract/flood-api.md "Authentication", rule 2: the cookie wins).
       return undefined;
     case 'cookie':
       return { via: 'session', amr: credential.amr };
@@ -131,7 +132,7 @@ export const isCrossSite = (credential: Credential): boolean => credential.carri
 
 /** What the table promises for `row` in `cell`. */
 export function promised(row: AccessRow, cell: Cell): Promised {
-  // INTERFACE.md "Who may do what": a change another site starts is refused before anything else.
+  // docs/contract/access.md "Cross-site rule": a change another site starts is refused before anything else.
   if (isCrossSite(cell.credential) && isRefusedFromAnotherSite(row)) return refused(403, 'CROSS_SITE_REQUEST');
   const caller = row.caller;
   switch (caller) {
@@ -202,7 +203,8 @@ function needsTwoFactors(row: AccessRow, account: Account): boolean {
 }
 
 /**
- * INTERFACE.md "The gate": no session is 401 AUTH_REQUIRED; where two factors are asked (`mfa=1`, or an
+ * docs/contract/gate.md "The forward endpoint", "The query": no session is 401 AUTH_REQUIRED; where
+ * two factors are asked (`mfa=1`, or an
  * administrator under `--require-mfa-for-admins`), a session without them, or a machine token without
  * `tokens=1`, is 401 SECOND_FACTOR_REQUIRED; `level=ADMINISTRATOR` refuses a user 403 NOT_ADMINISTRATOR.
  */

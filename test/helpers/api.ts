@@ -112,7 +112,7 @@ export function assertJsonContentType(res: TestResponse): void {
   assert.match(String(res.headers['content-type']), /^application\/json(;|$)/);
 }
 
-/** Asserts status and an error body of exactly {code, message} (INTERFACE.md "any error"), JSON, and no Set-Cookie. */
+/** Asserts status and an error body of exactly {code, message} (docs/contract/flood-api.md "Responses", any error), JSON, and no Set-Cookie. */
 export function assertError(res: TestResponse, status: number, code?: string): void {
   assert.equal(res.status, status, `expected ${status}, got ${res.status} ${res.text}`);
   assertJsonContentType(res);
@@ -132,7 +132,7 @@ export function assertNoCookie(res: TestResponse): void {
 }
 
 /**
- * Asserts exactly one Set-Cookie line of the session form (INTERFACE.md "Tokens and cookies"),
+ * Asserts exactly one Set-Cookie line of the session form (docs/contract/flood-api.md "Tokens and cookies"),
  * with Expires seven days after the server's clock, and returns the token.
  */
 export function assertSessionCookie(res: TestResponse, server: TestServer): string {

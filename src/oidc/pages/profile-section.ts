@@ -1,8 +1,8 @@
 import type { PageSection } from '../../pages/shell.js';
 
 // The account page's "Name and e-mail" section, there only when Gatehouse is an OpenID Connect
-// provider: what apps signed in through it receive as `name` and `email` (INTERFACE.md "Sign in with
-// Gatehouse", accounts). An address its owner sets is not verified; one an administrator set is.
+// provider: what apps signed in through it receive as `name` and `email`
+// (docs/contract/oidc.md "Accounts"). An address its owner sets is not verified; one an administrator set is.
 
 export const PROFILE_SECTION: PageSection = {
   body: `

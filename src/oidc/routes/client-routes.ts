@@ -32,7 +32,7 @@ const orNull = <T>(check: Checker<T>): Checker<T | null> => (input, path) => (in
 const checkProfileBody = objectOf({ email: optional(orNull(checkEmail)), name: optional(orNull(checkDisplayName)) });
 
 /**
- * The administrators' client API (INTERFACE.md "Sign in with Gatehouse", clients) and the owner's
+ * The administrators' client API (docs/contract/oidc.md "Clients") and the owner's
  * e-mail address and display name; who may call them is their rows' (auth/access.ts).
  */
 export function clientRoutes(deps: ClientRouteDeps): Route[] {
@@ -89,7 +89,7 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
         await deps.users.change((view) => {
           const user = accountStillSignedIn((username) => view.get(username), caller, deps);
           changeUser(view, user.username, {
-            // An address its owner sets is not verified (INTERFACE.md "Sign in with Gatehouse", accounts).
+            // An address its owner sets is not verified (docs/contract/oidc.md "Accounts").
             ...(email === undefined ? {} : { email: email === null ? null : { address: email, isVerified: false } }),
             ...(name === undefined ? {} : { name }),
           }, nowSeconds());

@@ -34,7 +34,7 @@ type LogoutRequest =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * RP-Initiated Logout 1.0 at `{base}/oidc/logout` (INTERFACE.md "Sign in with Gatehouse", logout): with a
+ * RP-Initiated Logout 1.0 at `{base}/oidc/logout` (docs/contract/oidc.md "Logout"): with a
  * valid id_token_hint, sign out at once, cross-site as it comes, and return to a post_logout_redirect_uri
  * registered for that app; without one, a page with a "Sign out" button. An unregistered
  * post_logout_redirect_uri gets a 400 page, never a redirect.

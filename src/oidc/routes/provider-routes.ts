@@ -38,7 +38,7 @@ export interface ProviderRouteDeps {
 const PUBLIC_DOCUMENT = Object.freeze({ 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' });
 
 /**
- * The OpenID Connect provider's endpoints (INTERFACE.md "Sign in with Gatehouse"): discovery, JWKS,
+ * The OpenID Connect provider's endpoints (docs/contract/oidc.md "Endpoints"): discovery, JWKS,
  * authorize, token, userinfo and revocation. Apps reach them cross-site by design; the session cookie
  * counts only at authorize (never `?token=`), and only client credentials or access tokens elsewhere.
  */
@@ -169,7 +169,7 @@ const NO_TOKEN = prepareAnswer(401, JSON.stringify({ error: 'invalid_request', e
 const INVALID_TOKEN = prepareAnswer(401, JSON.stringify({ error: 'invalid_token', error_description: 'The access token is unknown, expired or revoked.' }),
   { 'www-authenticate': 'Bearer realm="Gatehouse", error="invalid_token"' });
 
-/** OpenID Connect Discovery 1.0 section 3, with the values INTERFACE.md lists. */
+/** OpenID Connect Discovery 1.0 section 3, with the values docs/contract/oidc.md "Discovery" lists. */
 export function discoveryDocument(issuer: string) {
   const methods = ['client_secret_basic', 'client_secret_post', 'none'];
   return {

@@ -162,7 +162,7 @@ for (const kind of PROXY_KINDS) {
       jar.apply(logout);
       assert.equal(jar.get('jwt'), undefined, 'logout clears the cookie through the proxy');
       assert.equal((await viaProxy(stack.proxy.port, { path: '/api/torrents', headers: jar.headers() })).status, 401);
-      // Without --revoke-on-logout a copy of the token stays valid (INTERFACE.md, "Tokens and cookies").
+      // Without --revoke-on-logout a copy of the token stays valid (docs/contract/flood-api.md "Tokens and cookies").
       assert.equal((await viaProxy(stack.proxy.port, { path: '/api/torrents', token: copied })).status, 200);
     });
 

@@ -1,6 +1,6 @@
 // Apps beside Gatehouse, in Chromium through real nginx and Caddy running deploy/'s app recipe
 // (app.example.com and photos.example.com on one port, Gatehouse's routes on both) with
-// --cookie-domain example.com, so the session cookie reaches both (INTERFACE.md "Who may do what").
+// --cookie-domain example.com, so the session cookie reaches both (docs/contract/access.md "Cross-site rule").
 // - A sibling app's page (photos.example.com: same site, another origin) cannot sign the user out,
 //   log out everywhere, make a machine token or add a passkey at app.example.com: each attempt, by
 //   fetch, image or form, is refused with 403 CROSS_SITE_REQUEST, or stopped by the browser's CORS
