@@ -173,6 +173,8 @@ export const ACCESS = Object.freeze({
   // Administrators' sign-in apps, and an account's own e-mail address and display name.
   listClients: row('GET', '/api/auth/clients', ADMINISTRATOR, { crossSite: 'allowed', body: 'none' }),
   addClient: row('POST', '/api/auth/clients', ADMINISTRATOR),
+  // Changes an app's name, addresses, groups, mfa or alg; its id and secret stay.
+  updateClient: row('PATCH', '/api/auth/clients/:clientId', ADMINISTRATOR),
   removeClient: row('DELETE', '/api/auth/clients/:clientId', ADMINISTRATOR),
   updateProfile: row('PATCH', '/api/auth/account', ACCOUNT),
 

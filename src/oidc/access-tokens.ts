@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Amr } from '../auth/amr.js';
 import { ACCESS_TOKEN_TTL_SECONDS, MAX_ACCESS_TOKENS } from './limits.js';
 import type { SignedInSession } from './codes.js';
 import type { Scope } from './parameters.js';
@@ -17,6 +18,8 @@ export interface AccessTokenRecord {
   /** The session it was got through: ending that session ends it. */
   readonly session: SignedInSession | undefined;
   readonly scopes: readonly Scope[];
+  /** How the person signed in (an edited client that now asks for two factors ends one-factor tokens). */
+  readonly amr: Amr;
   /** The refresh token family it came with, if any: revoking that family revokes it. */
   readonly grantId: string | undefined;
   readonly expiresAt: number;
@@ -70,6 +73,11 @@ export function createAccessTokenStore() {
     /** Revokes every token issued with the refresh token family `grantId`. */
     revokeGrant(grantId: string): void {
       for (const [digest, record] of records) if (record.grantId === grantId) records.delete(digest);
+    },
+
+    /** Revokes every token `drop` picks (an edited client's accounts it no longer lets in). */
+    revokeWhere(drop: (record: AccessTokenRecord) => boolean): void {
+      for (const [digest, record] of records) if (drop(record)) records.delete(digest);
     },
 
     /** Revokes every token of a removed client. */

@@ -21,9 +21,9 @@ export const CLIENT_ID_FORMAT = /^[0-9a-f]{32}$/;
 /** A secret's digest: SHA-256, base64url. */
 const DIGEST_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
-const checkClientName = stringOf({ minLength: 1, maxLength: MAX_CLIENT_NAME_LENGTH });
+export const checkClientName = stringOf({ minLength: 1, maxLength: MAX_CLIENT_NAME_LENGTH });
 const isTrue: Checker<true> = (input, path) => (input === true ? pass(true as const) : fail(path, 'must be true when present'));
-const isBoolean: Checker<boolean> = (input, path) => (typeof input === 'boolean' ? pass(input) : fail(path, 'must be true or false'));
+export const isBoolean: Checker<boolean> = (input, path) => (typeof input === 'boolean' ? pass(input) : fail(path, 'must be true or false'));
 
 const checkStoredClientFields = objectOf(
   {

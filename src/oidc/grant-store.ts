@@ -162,6 +162,14 @@ export async function openGrantStore(fs: StoreFileSystem, dataDir: string) {
       return store.change((document) => ({ next: without(document, (grant) => grant.id === grantId), result: undefined }));
     },
 
+    /** Ends every family `drop` picks (an edited client's accounts it no longer lets in); returns those ended. */
+    endWhere(drop: (grant: StoredGrant) => boolean): Promise<readonly StoredGrant[]> {
+      return store.change((document) => {
+        const ended = document.grants.filter(drop);
+        return { next: ended.length === 0 ? document : without(document, drop), result: ended };
+      });
+    },
+
     /** Ends every family of a removed client. */
     endClient(clientId: string): Promise<void> {
       return store.change((document) => ({ next: without(document, (grant) => grant.clientId === clientId), result: undefined }));

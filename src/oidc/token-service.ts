@@ -128,7 +128,7 @@ export function createTokenService(deps: TokenServiceDeps) {
     const sub = user.sub ?? '';
     const access = deps.accessTokens.issue({
       clientId: client.clientId, username: user.username, sessionKey: user.sessionKey, session: facts.session, scopes: facts.scopes,
-      grantId: grant?.grantId,
+      amr: facts.amr, grantId: grant?.grantId,
     }, now);
     const idToken = signJwt(deps.keys.signingKey(client.alg), idTokenClaims({
       issuer: deps.issuer, clientId: client.clientId, user, sub, scopes: facts.scopes, nonce: facts.nonce, amr: facts.amr,

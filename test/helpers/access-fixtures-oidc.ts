@@ -306,6 +306,19 @@ export const OIDC_FIXTURES: { readonly [A in Action]?: RowFixture } = {
       }),
     )],
   },
+  updateClient: {
+    variants: [withAccounts(
+      () => jsonAnswer('200 the app renamed, its id kept', async (res, run) => {
+        const body = res.json as Record<string, unknown>;
+        assert.equal(body['clientId'], (await appOf(run.world)).client.clientId);
+        assert.equal(body['endedRefreshTokens'], 0);
+      }),
+      async ({ world }) => {
+        const { client } = await appOf(world);
+        return { options: { method: 'PATCH', path: `/api/auth/clients/${client.clientId}`, body: { name: `matrix-${Math.random().toString(36).slice(2)}` } } };
+      },
+    )],
+  },
   removeClient: {
     variants: [withAccounts(
       () => jsonAnswer('200 the app removed', (res) => assert.deepEqual(res.json, {})),

@@ -10,6 +10,7 @@ import type { UserStore } from '../../store/users.js';
 import { objectOf, optional, pass, type Checker } from '../../validate/check.js';
 import { checkDisplayName, checkEmail } from '../../validate/profile.js';
 import type { AccessTokenStore } from '../access-tokens.js';
+import { changesWhoMaySignIn, checkClientChanges, editClient, endTokensNoLongerLetIn } from '../client-edit.js';
 import { addClient, checkNewClientBody, clientSummaryOf, CLIENT_ID_FORMAT, newClientSecret, removeClient } from '../clients.js';
 import type { ClientStore } from '../client-store.js';
 import type { GrantStore } from '../grant-store.js';
@@ -60,6 +61,29 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
         deps.logger.info('sign-in app added', { event: 'oidc_client_added', address: ctx.address, clientId: client.clientId, username: caller.user.username });
         // no-store: the answer holds the secret, shown only here.
         sendJson(ctx.res, 200, { clientId: client.clientId, ...(secret === undefined ? {} : { clientSecret: secret.secret }) });
+      },
+    },
+    {
+      method: 'PATCH', path: '/api/auth/clients/:clientId', access: 'updateClient', body: 'json',
+      async handler(ctx) {
+        const caller = callerOf(ctx);
+        const clientId = ctx.param ?? '';
+        if (!CLIENT_ID_FORMAT.test(clientId)) throw new ClientNotFound();
+        const changes = await readCheckedBody(ctx, checkClientChanges, deps.maxBodyBytes);
+        const { client, before } = await clients.change((document) => {
+          assertStillAdministrator(deps, deps.users, caller);
+          // By id only: the command line may name an app, the API names it by what cannot change.
+          if (document.clients.every((other) => other.clientId !== clientId)) throw new ClientNotFound();
+          const edited = editClient(document, clientId, changes);
+          return { next: edited.next, result: edited };
+        });
+        const endedRefreshTokens = changesWhoMaySignIn(before, client)
+          ? await endTokensNoLongerLetIn(client, { findUser: (name) => deps.users.find(name), grants: deps.grants, accessTokens: deps.accessTokens })
+          : 0;
+        deps.logger.info('sign-in app changed', {
+          event: 'oidc_client_changed', address: ctx.address, clientId, username: caller.user.username, fields: Object.keys(changes).join(','),
+        });
+        sendJson(ctx.res, 200, { ...clientSummaryOf(client), endedRefreshTokens });
       },
     },
     {
