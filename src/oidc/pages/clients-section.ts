@@ -35,6 +35,23 @@ export const CLIENTS_SECTION: PageSection = {
 <label class="check"><input id="app-mfa" name="mfa" type="checkbox"> Needs two factors (a code or a passkey)</label>
 <button type="submit">Register app</button>
 </form>
+<template id="app-edit">
+<form class="edit" autocomplete="off">
+<label>Name</label>
+<input name="name" required maxlength="128">
+<label>Redirect URIs <span class="muted">(one per line)</span></label>
+<textarea name="redirects" rows="2" required autocapitalize="none" spellcheck="false"></textarea>
+<label>Only for these groups <span class="muted">(comma-separated; empty: every account)</span></label>
+<input name="groups" autocapitalize="none" spellcheck="false">
+<label>id_token signature</label>
+<select name="alg"><option value="RS256">RS256</option><option value="ES256">ES256</option></select>
+<label>After sign-out, return to <span class="muted">(one per line)</span></label>
+<textarea name="logout" rows="1" autocapitalize="none" spellcheck="false"></textarea>
+<label class="check"><input name="mfa" type="checkbox"> Needs two factors (a code or a passkey)</label>
+<p class="muted">The client id and secret stay. Accounts that new groups or two factors leave out lose their refresh tokens for this app.</p>
+<div class="actions"><button type="submit">Save</button></div>
+</form>
+</template>
 </section>
 `,
   style: `
@@ -44,12 +61,54 @@ label.check input{width:auto;margin:0}
 #app-add{margin-top:1rem}
 .uris{font-size:.85rem;overflow-wrap:anywhere}
 #apps .actions{margin-top:.4rem}
+#apps select{margin-bottom:1rem}
 @media (prefers-color-scheme:dark){textarea{border-color:#475063}}
 `,
   // Uses the users page's helpers (api, tag, parseGroups, say, problem, status).
   script: `
 (function () {
   var lines = function (text) { return text.split('\\n').map(function (line) { return line.trim(); }).filter(function (line) { return line !== ''; }); };
+  var issuer = '';
+  /** The ready sign-out URL for an app that takes one fixed URL: client_id and a registered return address. */
+  var signOutUrl = function (client, uri) {
+    return issuer + '/oidc/logout?' + new URLSearchParams({ client_id: client.clientId, post_logout_redirect_uri: uri }).toString();
+  };
+  var editCount = 0;
+  /** A copy of the edit form filled with the app as it is; saving sends every field (lists replace). */
+  var editForm = function (client) {
+    var form = byId('app-edit').content.firstElementChild.cloneNode(true);
+    var fields = form.elements;
+    editCount += 1;
+    var labels = form.querySelectorAll('label');
+    ['name', 'redirects', 'groups', 'alg', 'logout'].forEach(function (name, index) {
+      fields[name].id = 'app-' + name + '-' + editCount;
+      labels[index].htmlFor = fields[name].id;
+    });
+    fields.name.value = client.name;
+    fields.redirects.value = client.redirectUris.join('\\n');
+    fields.groups.value = (client.groups || []).join(', ');
+    fields.alg.value = client.alg;
+    fields.logout.value = (client.postLogoutRedirectUris || []).join('\\n');
+    fields.mfa.checked = client.mfa === true;
+    onSubmit(form, function () {
+      var groups = parseGroups(fields.groups.value);
+      if (groups === undefined) return;
+      var body = {
+        name: fields.name.value.trim(), redirectUris: lines(fields.redirects.value), groups: groups, mfa: fields.mfa.checked,
+        alg: fields.alg.value, postLogoutRedirectUris: lines(fields.logout.value),
+      };
+      callBusy(form, 'PATCH', api('clients/' + encodeURIComponent(client.clientId)), body).then(function (answer) {
+        var saved = bodyOf(answer);
+        if (saved === null) return say(problem, problemOf(answer));
+        say(problem, '');
+        var ended = saved.endedRefreshTokens > 0 ? ' ' + plural(saved.endedRefreshTokens, 'sign-in') + ' no longer let in ended.' : '';
+        say(status, 'Saved ' + saved.name + '.' + ended, 'done');
+        byId('app-created').hidden = true;
+        loadApps();
+      });
+    });
+    return form;
+  };
   var show = function (clients) {
     var list = byId('apps');
     list.textContent = '';
@@ -67,7 +126,16 @@ label.check input{width:auto;margin:0}
       var id = item.appendChild(element('div', 'muted uris', 'Client id: '));
       id.appendChild(element('code', '', client.clientId));
       item.appendChild(element('div', 'muted uris', 'Redirects to ' + client.redirectUris.join(', ')));
+      (client.postLogoutRedirectUris || []).forEach(function (uri) {
+        var line = item.appendChild(element('div', 'muted uris', issuer ? 'Sign-out URL: ' : 'After sign-out, returns to ' + uri));
+        if (issuer) line.appendChild(element('code', 'sign-out-url', signOutUrl(client, uri)));
+      });
       var actions = item.appendChild(element('div', 'actions'));
+      var form;
+      actions.appendChild(button('Edit', 'small secondary', function () {
+        if (form) form.hidden = !form.hidden;
+        else form = item.appendChild(editForm(client));
+      }));
       actions.appendChild(button('Remove', 'small danger', function () {
         if (!window.confirm('Remove ' + client.name + '? Its users are signed out of it when their tokens next come back, and it can no longer sign anyone in.')) return;
         callApi('DELETE', api('clients/' + encodeURIComponent(client.clientId))).then(function (answer) {
@@ -86,9 +154,10 @@ label.check input{width:auto;margin:0}
       if (answer.ok && Array.isArray(answer.body)) show(answer.body);
     });
   };
-  callApi('GET', '../.well-known/openid-configuration').then(function (answer) {
+  var discovered = callApi('GET', '../.well-known/openid-configuration').then(function (answer) {
     var body = bodyOf(answer);
     if (body === null || typeof body.issuer !== 'string') return;
+    issuer = body.issuer;
     byId('apps-issuer-url').textContent = body.issuer;
     byId('apps-issuer').hidden = false;
   });
@@ -118,7 +187,7 @@ label.check input{width:auto;margin:0}
       loadApps();
     });
   });
-  loadApps();
+  discovered.then(loadApps);
 })();
 `,
 };
