@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hasSecondFactor, isTwoFactor, type Amr } from '../auth/amr.js';
 import { AuthRequired, OAuthRefused } from '../errors.js';
+import { MAX_RD_LENGTH } from '../routes/forward.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import type { RedirectTarget } from './authorize-request.js';
 import { readAuthorizeRequest } from './authorize-request.js';
@@ -42,21 +43,30 @@ export interface AuthorizeDeps {
   readonly nowSeconds: () => number;
 }
 
-/** Where the browser goes next: the Location of a 303, relative to {base}/oidc/authorize or absolute (the app). */
-export async function authorizeLocation(
+/**
+ * What an authorization request comes to: a 303 (`location` relative to {base}/oidc/authorize, or
+ * absolute: the app), or the page of an account the app's groups refuse (with the links it offers).
+ */
+export type AuthorizeAnswer =
+  | { readonly kind: 'redirect'; readonly location: string }
+  | { readonly kind: 'not-open'; readonly username: string; readonly appName: string; readonly backToApp: string; readonly switchAccount: string };
+
+/** Where the browser goes next. */
+export async function authorizeAnswer(
   deps: AuthorizeDeps, target: RedirectTarget, parameters: FormParameters, session: AuthorizeSession | undefined,
-): Promise<string> {
+): Promise<AuthorizeAnswer> {
   try {
-    return await decide(deps, target, parameters, session);
+    const decided = await decide(deps, target, parameters, session);
+    return typeof decided === 'string' ? { kind: 'redirect', location: decided } : decided;
   } catch (error) {
-    if (error instanceof OAuthRefused) return backToApp(deps.issuer, target, { error: error.error, error_description: error.message });
-    throw error;
+    if (!(error instanceof OAuthRefused)) throw error;
+    return { kind: 'redirect', location: backToApp(deps.issuer, target, { error: error.error, error_description: error.message }) };
   }
 }
 
 async function decide(
   deps: AuthorizeDeps, target: RedirectTarget, parameters: FormParameters, session: AuthorizeSession | undefined,
-): Promise<string> {
+): Promise<string | AuthorizeAnswer> {
   const { client } = target;
   const request = readAuthorizeRequest(parameters, client);
   const isPromptNone = request.prompt === 'none';
@@ -73,7 +83,18 @@ async function decide(
     if (isPromptNone) throw new OAuthRefused('login_required', 'A new sign-in is needed.');
     return signInPage(parameters, { [FRESH_MARK]: deps.freshMarks.make(client.clientId, now) }, { prompt: 'login' });
   }
-  if (!isAllowedBy(client, session.user)) throw new OAuthRefused('access_denied', 'This account may not sign in to this app.');
+  if (!isAllowedBy(client, session.user)) {
+    const denied = new OAuthRefused('access_denied', 'This account may not sign in to this app.');
+    // prompt=none shows no page; else the person may switch accounts or go back (docs/contract/oidc.md, authorize).
+    if (isPromptNone) throw denied;
+    return {
+      kind: 'not-open',
+      username: session.user.username,
+      appName: client.name,
+      backToApp: backToApp(deps.issuer, target, { error: denied.error, error_description: denied.message }),
+      switchAccount: switchAccountUrl(parameters),
+    };
+  }
   if (deps.needsTwoFactors(client, session.user) && !isTwoFactor(session.amr)) {
     if (isPromptNone) throw new OAuthRefused('login_required', 'This app needs a sign-in with two factors.');
     return signInPage(parameters, {}, { mfa: hasSecondFactor(session.user) ? 'code' : 'setup' });
@@ -107,11 +128,27 @@ export function backToApp(issuer: string, target: RedirectTarget, fields: Record
 
 /** The sign-in page ({base}/login, beside {base}/oidc/), returning to this authorize request with `marks`. */
 function signInPage(parameters: FormParameters, marks: Record<string, string>, pageQuery: Record<string, string>): string {
-  const back = new URLSearchParams();
-  for (const [name, value] of parameters) if (name !== HOP_MARK && name !== FRESH_MARK) back.append(name, value);
+  const back = withoutMarks(parameters);
   for (const [name, value] of Object.entries(marks)) back.append(name, value);
   const query = new URLSearchParams({ ...pageQuery, rd: `oidc/authorize?${back.toString()}` });
   return `../login?${query.toString()}`;
+}
+
+/**
+ * The sign-out page ({base}/logout, beside {base}/oidc/), which signs out a same-origin navigation and
+ * sends the browser to the sign-in page with `rd`: this same request. Past the length the sign-out
+ * page passes on, it signs out alone and the person opens the app again.
+ */
+function switchAccountUrl(parameters: FormParameters): string {
+  const rd = `oidc/authorize?${withoutMarks(parameters).toString()}`;
+  return rd.length > MAX_RD_LENGTH ? '../logout' : `../logout?${new URLSearchParams({ rd }).toString()}`;
+}
+
+/** The request's own parameters, without the marks authorize adds on the way through the sign-in page. */
+function withoutMarks(parameters: FormParameters): URLSearchParams {
+  const own = new URLSearchParams();
+  for (const [name, value] of parameters) if (name !== HOP_MARK && name !== FRESH_MARK) own.append(name, value);
+  return own;
 }
 
 /**

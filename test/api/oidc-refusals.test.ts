@@ -106,10 +106,10 @@ describe('authorization errors sent back to the app', () => {
     assert.equal(await errorFor({}, phone, root.token, false), 'invalid_request');
   });
 
-  it('a signed-in account outside the client\'s groups: access_denied; a member gets a code', async () => {
+  it('a signed-in account outside the client\'s groups with prompt=none: access_denied (without it, a page: oidc-not-open.test.ts); a member gets a code', async () => {
     const limited = await registerClient(server, root.token, { redirectUris: [REDIRECT], groups: ['media'] });
     const outsider = await createUser(server, root.token);
-    assert.equal(await errorFor({}, limited, outsider.token), 'access_denied');
+    assert.equal(await errorFor({ prompt: 'none' }, limited, outsider.token), 'access_denied');
     const member = await createUser(server, root.token);
     assert.equal((await updateUser(server, root.token, member.username, { groups: ['family', 'media'] })).status, 200);
     await signInThrough(server, discovery, limited, member.token);

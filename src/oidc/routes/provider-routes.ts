@@ -6,11 +6,12 @@ import type { BuiltPage, Sha256Base64 } from '../../pages/shell.js';
 import type { RequestContext, Route } from '../../routes/context.js';
 import type { StoredUser } from '../../store/users.js';
 import { isAdministrator } from '../../validate/level.js';
-import { authorizeLocation, type AuthorizeDeps, type AuthorizeSession } from '../authorize-flow.js';
+import { authorizeAnswer, type AuthorizeDeps, type AuthorizeSession } from '../authorize-flow.js';
 import { readRedirectTarget } from '../authorize-request.js';
 import type { StoredClient } from '../clients.js';
 import type { ClientStore } from '../client-store.js';
 import type { FormParameters } from '../form.js';
+import { buildNotOpenPage } from '../pages/not-open-page.js';
 import { buildNoRedirectPage } from '../pages/provider-pages.js';
 import { SCOPES } from '../parameters.js';
 import type { SigningKeySet } from '../signing-keys.js';
@@ -54,6 +55,7 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     }
     sendStatic(ctx.res, 400, page.body, page.headers);
   };
+  const notOpenPage = buildNotOpenPage(deps.sha256Base64);
   const needsTwoFactors = (client: StoredClient, user: StoredUser): boolean =>
     client.mfa === true || deps.requireMfa || (deps.requireMfaForAdmins && isAdministrator(user.level));
   const authorizeDeps: AuthorizeDeps = { ...deps.authorize, needsTwoFactors };
@@ -78,9 +80,13 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     if (parameters === undefined) return noRedirect(ctx, 'The request is malformed (a parameter is repeated or badly encoded).');
     const target = readRedirectTarget(parameters, (clientId) => deps.clients.find(clientId));
     if (!target.ok) return noRedirect(ctx, target.reason);
-    const location = await authorizeLocation(authorizeDeps, target, parameters, sessionOf(ctx));
+    const answer = await authorizeAnswer(authorizeDeps, target, parameters, sessionOf(ctx));
+    if (answer.kind === 'not-open') {
+      const page = notOpenPage(answer);
+      return sendStatic(ctx.res, 403, page.body, page.headers);
+    }
     // No Referer: the authorize URL (state, nonce) is the app's business, not the next page's.
-    sendStatic(ctx.res, 303, Buffer.alloc(0), { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': 0 });
+    sendStatic(ctx.res, 303, Buffer.alloc(0), { location: answer.location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-length': 0 });
   };
 
   /** RFC 6750 section 2.1 (header) or 2.2 (form body); both at once is invalid_request. */
