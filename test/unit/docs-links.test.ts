@@ -268,7 +268,7 @@ describe('documentation of the command line', () => {
         if (command === 'tokens' && !['add', 'list', 'revoke'].includes(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no tokens command ${args[0]}`);
         if (command === 'secret' && args[0] !== 'rotate') problems.push(`${file}: ${line.trim()}: secret takes rotate`);
         if (command === 'keys' && args[0] !== 'rotate') problems.push(`${file}: ${line.trim()}: keys takes rotate`);
-        if (command === 'clients' && !['add', 'list', 'remove', 'secret'].includes(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no clients command ${args[0]}`);
+        if (command === 'clients' && !['add', 'edit', 'list', 'remove', 'secret'].includes(args[0] ?? '')) problems.push(`${file}: ${line.trim()}: no clients command ${args[0]}`);
         for (const arg of args) {
           const flag = /^--[a-z-]+/.exec(arg)?.[0];
           if (flag !== undefined && !help.includes(flag)) problems.push(`${file}: ${line.trim()}: gatehouse ${command} has no ${flag}`);
