@@ -168,6 +168,11 @@ export const ACCESS = Object.freeze({
   oidcUserinfo: row('GET', '/oidc/userinfo', ANYONE),
   oidcUserinfoForm: row('POST', '/oidc/userinfo', ANYONE, { body: 'form' }),
   oidcRevoke: row('POST', '/oidc/revoke', ANYONE, { body: 'form' }),
+  // The CORS preflights of apps that run in a browser: no credential, nothing changed; answered for
+  // the origins of registered apps' redirect URIs only (src/oidc/routes/cors.ts).
+  oidcTokenPreflight: row('OPTIONS', '/oidc/token', ANYONE),
+  oidcUserinfoPreflight: row('OPTIONS', '/oidc/userinfo', ANYONE),
+  oidcRevokePreflight: row('OPTIONS', '/oidc/revoke', ANYONE),
   // Signs out at once for a valid id_token_hint, cross-site as it comes; without one, a page with a button.
   oidcLogout: row('GET', '/oidc/logout', ANYONE, { caller: 'optional' }),
   // Administrators' sign-in apps, and an account's own e-mail address and display name.

@@ -64,7 +64,7 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
   });
   const routes = [
     ...providerRoutes({
-      issuer, clients, tokens, keys,
+      issuer, clients, tokens, keys, accessTokens,
       authorize: { issuer, users: deps.store, codes, freshMarks: createFreshMarks(), nowSeconds },
       requireMfa: config.requireMfa, requireMfaForAdmins: config.requireMfaForAdmins,
       maxBodyBytes: config.maxBodyBytes, logger, sha256Base64: deps.sha256Base64, now,

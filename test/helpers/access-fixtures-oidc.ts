@@ -260,6 +260,23 @@ export const OIDC_FIXTURES: { readonly [A in Action]?: RowFixture } = {
       },
     )],
   },
+  ...Object.fromEntries((['oidcTokenPreflight', 'oidcUserinfoPreflight', 'oidcRevokePreflight'] as const).map((action) => [action, {
+    variants: [withAccounts(
+      () => ({
+        summary: '204 the app\'s origin allowed, no credentials',
+        check(res) {
+          assert.equal(res.status, 204, res.text);
+          assert.equal(res.headers['access-control-allow-origin'], 'https://app.example.test');
+          assert.equal(res.headers['access-control-allow-credentials'], undefined);
+        },
+      }),
+      async ({ world }) => {
+        await appOf(world);
+        const path = { oidcTokenPreflight: '/oidc/token', oidcUserinfoPreflight: '/oidc/userinfo', oidcRevokePreflight: '/oidc/revoke' }[action];
+        return { options: { method: 'OPTIONS', path, headers: { origin: 'https://app.example.test', 'access-control-request-method': 'POST' } } };
+      },
+    )],
+  }])),
   oidcLogout: {
     variants: [withAccounts(
       (_cell, caller) => ({

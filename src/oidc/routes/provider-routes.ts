@@ -9,6 +9,7 @@ import { isAdministrator } from '../../validate/level.js';
 import { authorizeAnswer, type AuthorizeDeps, type AuthorizeSession } from '../authorize-flow.js';
 import { readRedirectTarget } from '../authorize-request.js';
 import type { StoredClient } from '../clients.js';
+import type { AccessTokenStore } from '../access-tokens.js';
 import type { ClientStore } from '../client-store.js';
 import type { FormParameters } from '../form.js';
 import { buildNotOpenPage } from '../pages/not-open-page.js';
@@ -17,12 +18,15 @@ import { SCOPES } from '../parameters.js';
 import type { SigningKeySet } from '../signing-keys.js';
 import type { TokenService } from '../token-service.js';
 import { readClientCredentials, readTokenRequest } from '../token-request.js';
+import { createCors } from './cors.js';
 import { NO_STORE, readFormBody, sendOAuthError, strictQuery } from './wire.js';
 
 export interface ProviderRouteDeps {
   readonly issuer: string;
   readonly clients: ClientStore;
   readonly tokens: TokenService;
+  /** Read only to tell which app an access token was issued to (CORS at userinfo). */
+  readonly accessTokens: Pick<AccessTokenStore, 'find'>;
   readonly keys: SigningKeySet;
   readonly authorize: Omit<AuthorizeDeps, 'needsTwoFactors'>;
   /** --require-mfa and --require-mfa-for-admins: as if every client (for administrators) had `mfa`. */
@@ -56,6 +60,15 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     sendStatic(ctx.res, 400, page.body, page.headers);
   };
   const notOpenPage = buildNotOpenPage(deps.sha256Base64);
+  const cors = createCors(deps.clients);
+  /** The app the request's client credentials name (client_id in the form, or Basic), for CORS; undefined when they are malformed. */
+  const namedClient = (parameters: FormParameters, authorization: string | undefined): StoredClient | undefined => {
+    try {
+      return deps.clients.find(readClientCredentials(parameters, authorization).clientId);
+    } catch {
+      return undefined;
+    }
+  };
   const needsTwoFactors = (client: StoredClient, user: StoredUser): boolean =>
     client.mfa === true || deps.requireMfa || (deps.requireMfaForAdmins && isAdministrator(user.level));
   const authorizeDeps: AuthorizeDeps = { ...deps.authorize, needsTwoFactors };
@@ -104,9 +117,13 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     try {
       token = await bearerToken(ctx);
     } catch (error) {
+      cors.allow(ctx, 'any');
       return sendOAuthError(ctx.res, error);
     }
     const claims = token === undefined || token === '' ? undefined : tokens.userinfo(token);
+    // The app the token was issued to; a refusal names no live app, and says nothing any app may not read.
+    const issuedTo = claims === undefined ? undefined : deps.accessTokens.find(token ?? '', Math.floor(deps.now() / 1000))?.clientId;
+    cors.allow(ctx, issuedTo === undefined ? 'any' : deps.clients.find(issuedTo));
     if (claims !== undefined) return sendJson(ctx.res, 200, claims, NO_STORE);
     sendPrepared(ctx.res, token === undefined ? NO_TOKEN : INVALID_TOKEN);
   };
@@ -138,8 +155,10 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     {
       method: 'POST', path: '/oidc/token', access: 'oidcToken', body: 'form',
       async handler(ctx) {
+        cors.allow(ctx, undefined);
         try {
           const parameters = await readFormBody(ctx, deps.maxBodyBytes);
+          cors.allow(ctx, namedClient(parameters, ctx.req.headers.authorization));
           const client = tokens.authenticateClient(readClientCredentials(parameters, ctx.req.headers.authorization), ctx.address);
           const answer = await tokens.token(client, readTokenRequest(parameters), ctx.address);
           sendJson(ctx.res, 200, answer, NO_STORE);
@@ -153,8 +172,10 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     {
       method: 'POST', path: '/oidc/revoke', access: 'oidcRevoke', body: 'form',
       async handler(ctx) {
+        cors.allow(ctx, undefined);
         try {
           const parameters = await readFormBody(ctx, deps.maxBodyBytes);
+          cors.allow(ctx, namedClient(parameters, ctx.req.headers.authorization));
           const client = tokens.authenticateClient(readClientCredentials(parameters, ctx.req.headers.authorization), ctx.address);
           const token = parameters.get('token');
           if (token === undefined || token.length > 128) throw new OAuthRefused('invalid_request', 'The token parameter is missing or malformed.');
@@ -166,6 +187,7 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
         }
       },
     },
+    ...cors.preflightRoutes(),
   ];
 }
 

@@ -25,6 +25,8 @@ export interface Stand {
   readonly issuer: string;
   /** The app's origin, another site than the issuer's. */
   readonly appOrigin: string;
+  /** Another origin serving the same pages (another port): one no app registered. */
+  readonly strangerOrigin: string;
   adminToken: string;
   /** What the app serves; tests replace it. */
   appRoute: AppRoute;
@@ -47,21 +49,29 @@ export async function startStand(): Promise<Stand> {
   ]);
   const pages: Page[] = [];
   let app: Server | undefined;
+  let stranger: Server | undefined;
   let browser: Chromium | undefined;
   try {
-    const appServer = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const serve = (req: IncomingMessage, res: ServerResponse): void => {
       const url = new URL(req.url ?? '/', 'http://app.invalid');
       const answer = stand.appRoute(url.pathname, url.searchParams, req);
       res.writeHead(answer?.status ?? (answer === undefined ? 404 : 200), { 'content-type': answer?.type ?? 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end(answer?.body ?? 'not found');
-    });
+    };
+    const listen = async (server: Server): Promise<string> => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    const appServer = createServer(serve);
     app = appServer;
-    await new Promise<void>((resolve) => appServer.listen(0, '127.0.0.1', resolve));
-    const appOrigin = `http://127.0.0.1:${(appServer.address() as AddressInfo).port}`;
+    const appOrigin = await listen(appServer);
+    const strangerServer = createServer(serve);
+    stranger = strangerServer;
+    const strangerOrigin = await listen(strangerServer);
     browser = await Chromium.launch();
     const launched = browser;
     const stand: Stand = {
-      browser: launched, gatehouse, caddy, issuer, appOrigin, adminToken: '',
+      browser: launched, gatehouse, caddy, issuer, appOrigin, strangerOrigin, adminToken: '',
       appRoute: () => undefined,
       api(method, path, body, options = {}) {
         const token = options.token === undefined ? stand.adminToken : options.token;
@@ -92,6 +102,7 @@ export async function startStand(): Promise<Stand> {
         for (const page of pages) await page.close().catch(() => undefined);
         await launched.close();
         await new Promise<void>((resolve) => appServer.close(() => resolve()));
+        await new Promise<void>((resolve) => strangerServer.close(() => resolve()));
         await gatehouse.stop();
         await stopAllProxies();
         await killAllChildren();
@@ -105,6 +116,7 @@ export async function startStand(): Promise<Stand> {
   } catch (error) {
     await browser?.close();
     app?.close();
+    stranger?.close();
     await gatehouse.stop();
     await stopAllProxies();
     throw error;
