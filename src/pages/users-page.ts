@@ -51,7 +51,8 @@ const STYLE = `
 select{display:block;width:100%;margin:0 0 1rem;padding:.5rem .6rem;border:1px solid #b8bfcc;border-radius:4px;font:inherit;background:#fff;color:inherit}
 ul.items li.user{display:block}
 .user-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.25rem .75rem}
-.user-name{flex:1 1 12rem;min-width:0;font-weight:600;overflow-wrap:anywhere}
+.user-name{flex:0 1 auto;min-width:0;font-weight:600;overflow-wrap:anywhere}
+.display-name{flex:1 1 8rem;min-width:0;overflow-wrap:anywhere}
 .facts{display:flex;flex-wrap:wrap;gap:.3rem;margin:.35rem 0 .5rem}
 .tag{display:inline-block;padding:.05rem .5rem;border-radius:999px;background:#e8effc;color:#1d3f8a;font-size:.8rem}
 .tag.admin{background:#fdf0d5;color:#7a4b00}
@@ -126,7 +127,9 @@ var render = function (details) {
   byId('count').textContent = '(' + details.length + ')';
   details.forEach(function (user) {
     var item = list.appendChild(element('li', 'user'));
-    item.appendChild(element('div', 'user-head')).appendChild(element('span', 'user-name', user.username));
+    var head = item.appendChild(element('div', 'user-head'));
+    head.appendChild(element('span', 'user-name', user.username));
+    if (typeof user.name === 'string') head.appendChild(element('span', 'display-name muted', user.name));
     var facts = item.appendChild(element('div', 'facts'));
     facts.appendChild(isAdministrator(user.level) ? tag('Administrator', 'admin') : tag('User'));
     (user.groups || []).forEach(function (name) { facts.appendChild(tag(name)); });
@@ -139,7 +142,7 @@ var render = function (details) {
     facts.appendChild(user.lastSignInAt ? tag('last sign-in ' + when(user.lastSignInAt)) : tag('no sign-in yet', 'off'));
     var actions = item.appendChild(element('div', 'actions'));
     var form;
-    actions.appendChild(button('Change level or groups', 'small secondary', function () {
+    actions.appendChild(button('Edit', 'small secondary', function () {
       if (form) form.hidden = !form.hidden;
       else form = item.appendChild(editForm(user));
     }));
@@ -221,7 +224,7 @@ var showSessions = function (user, list) {
 };
 
 var counter = 0;
-/** The level and groups of one account, in a copy of the edit form (its labels tied to its own ids). */
+/** The level, groups, e-mail address and display name of one account, in a copy of the edit form (its labels tied to its own ids). */
 var editForm = function (user) {
   var form = byId('edit').content.firstElementChild.cloneNode(true);
   var level = form.elements.level;

@@ -171,7 +171,7 @@ describe('the users page in Chromium', () => {
   it('changes level and groups, and the gate sees the change', async () => {
     const page = await signedInUsersPage(ADMIN, ADMIN_PASSWORD);
     await waitForList(page, 4);
-    await clickIn(page, 'photos', 'Change level or groups');
+    await clickIn(page, 'photos', 'Edit');
     await page.waitFor(`document.querySelector('#users form.edit') !== null`);
     await page.evaluate(`(() => {
       const form = document.querySelector('#users form.edit');
@@ -224,7 +224,7 @@ describe('the users page in Chromium', () => {
     await page.evaluate(`window.confirm = () => true`);
     await clickIn(page, ADMIN, 'Remove');
     assert.match(await shownMessage(page, 'problem'), /last administrator/i);
-    await clickIn(page, ADMIN, 'Change level or groups');
+    await clickIn(page, ADMIN, 'Edit');
     await page.evaluate(`(() => {
       const form = document.querySelector('#users form.edit');
       form.querySelector('select').value = 'USER';
