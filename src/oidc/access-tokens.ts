@@ -31,6 +31,9 @@ export const ACCESS_TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 export type AccessTokenStore = ReturnType<typeof createAccessTokenStore>;
 
+/** What a revocation request came to (RFC 7009 section 2.1). */
+export type Revocation = 'revoked' | 'another client' | 'unknown';
+
 export function createAccessTokenStore() {
   const records = new Map<string, AccessTokenRecord>();
 
@@ -39,6 +42,12 @@ export function createAccessTokenStore() {
       if (record.expiresAt > nowSeconds && records.size < MAX_ACCESS_TOKENS) break;
       records.delete(digest);
     }
+  };
+
+  const find = (token: string, nowSeconds: number): AccessTokenRecord | undefined => {
+    if (!ACCESS_TOKEN_FORMAT.test(token)) return undefined;
+    const record = records.get(digestOf(token));
+    return record !== undefined && record.expiresAt > nowSeconds ? record : undefined;
   };
 
   return {
@@ -52,18 +61,18 @@ export function createAccessTokenStore() {
     },
 
     /** The live record of `token`, or undefined (unknown, malformed, expired). */
-    find(token: string, nowSeconds: number): AccessTokenRecord | undefined {
-      if (!ACCESS_TOKEN_FORMAT.test(token)) return undefined;
-      const record = records.get(digestOf(token));
-      return record !== undefined && record.expiresAt > nowSeconds ? record : undefined;
-    },
+    find,
 
-    /** RFC 7009: revokes `token` when it is `clientId`'s; true when it was. */
-    revoke(token: string, clientId: string): boolean {
-      if (!ACCESS_TOKEN_FORMAT.test(token)) return false;
-      const digest = digestOf(token);
-      if (records.get(digest)?.clientId !== clientId) return false;
-      return records.delete(digest);
+    /**
+     * RFC 7009 section 2.1: revokes `token` when it is `clientId`'s live token. 'another client' when
+     * it is another client's (left alone: the request is refused), 'unknown' when there is no such token.
+     */
+    revoke(token: string, clientId: string, nowSeconds: number): Revocation {
+      const record = find(token, nowSeconds);
+      if (record === undefined) return 'unknown';
+      if (record.clientId !== clientId) return 'another client';
+      records.delete(digestOf(token));
+      return 'revoked';
     },
 
     revokeDigest(digest: string): void {

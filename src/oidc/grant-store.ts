@@ -6,6 +6,7 @@ import type { StoreFileSystem } from '../store/file-system.js';
 import { SESSION_ID_FORMAT } from '../store/session-file.js';
 import { checkUsername } from '../validate/auth.js';
 import { fail, isPlainObject, matching, objectOf, optional, pass, unixSeconds, type Checker, type CheckedType } from '../validate/check.js';
+import type { Revocation } from './access-tokens.js';
 import { CLIENT_ID_FORMAT } from './clients.js';
 import { MAX_GRANTS, MAX_GRANTS_PER_ACCOUNT_AND_CLIENT, REFRESH_TOKEN_IDLE_SECONDS } from './limits.js';
 import { SCOPES, type Scope } from './parameters.js';
@@ -77,6 +78,12 @@ export type RefreshOutcome =
   | { readonly ok: true; readonly grant: StoredGrant; readonly token: string }
   | { readonly ok: false; readonly reason: 'unknown' | 'reused' | 'expired' | 'ended'; readonly grant?: StoredGrant };
 
+/** What revoking a refresh token came to, and the family it ended. */
+export interface GrantRevocation {
+  readonly outcome: Revocation;
+  readonly grant?: StoredGrant;
+}
+
 const digestOf = (token: string): string => createHash('sha256').update(token, 'latin1').digest('base64url');
 const newToken = (grantId: string): string => `${grantId}.${randomBytes(32).toString('base64url')}`;
 const grantIdOf = (token: string): string => token.slice(0, token.indexOf('.'));
@@ -147,13 +154,19 @@ export async function openGrantStore(fs: StoreFileSystem, dataDir: string) {
       return store.current.grants.find((grant) => grant.id === id);
     },
 
-    /** RFC 7009: the family of `token`, when `token` is its live token of `clientId`; returns the grant ended. */
-    revoke(token: string, clientId: string): Promise<StoredGrant | undefined> {
+    /**
+     * RFC 7009 section 2.1: ends the family of `token` when `token` is its live token and the family
+     * is `clientId`'s; another client's family is left alone ('another client': the request is
+     * refused). A used or idle-expired token is 'unknown' (section 2.2: no error).
+     */
+    revoke(token: string, clientId: string, nowSeconds: number): Promise<GrantRevocation> {
       const id = grantIdOf(token);
-      return store.change((document) => {
-        const grant = document.grants.find((candidate) => candidate.id === id && candidate.clientId === clientId);
-        if (grant === undefined || !sameDigest(digestOf(token), grant.tokenDigest)) return { next: document, result: undefined };
-        return { next: without(document, (other) => other === grant), result: grant };
+      return store.change((document): { next: GrantsDocument; result: GrantRevocation } => {
+        const grant = document.grants.find((candidate) => candidate.id === id);
+        const isLiveToken = grant !== undefined && sameDigest(digestOf(token), grant.tokenDigest) && isLive(grant, nowSeconds);
+        if (grant === undefined || !isLiveToken) return { next: document, result: { outcome: 'unknown' } };
+        if (grant.clientId !== clientId) return { next: document, result: { outcome: 'another client' } };
+        return { next: without(document, (other) => other === grant), result: { outcome: 'revoked', grant } };
       });
     },
 

@@ -5,7 +5,7 @@ import { OAuthRefused, TooManyAttempts } from '../errors.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser, UserStore } from '../store/users.js';
-import type { AccessTokenStore } from './access-tokens.js';
+import type { AccessTokenStore, Revocation } from './access-tokens.js';
 import { idTokenClaims, userClaims } from './claims.js';
 import { isClientSecret, type StoredClient } from './clients.js';
 import type { ClientStore } from './client-store.js';
@@ -242,13 +242,23 @@ export function createTokenService(deps: TokenServiceDeps) {
       return request.grant === 'authorization_code' ? exchangeCode(client, request, address) : refresh(client, request, address);
     },
 
-    /** RFC 7009 section 2.1: revokes `token` if it is this client's; unknown tokens are no error (section 2.2). */
-    async revoke(client: StoredClient, token: string): Promise<void> {
+    /**
+     * RFC 7009 section 2.1: revokes `token` if it is this client's; unknown tokens are no error (section
+     * 2.2). A live token of another client is refused, invalid_grant (RFC 6749 section 5.2: "issued to
+     * another client"), and nothing is revoked.
+     */
+    async revoke(client: StoredClient, token: string, address: string): Promise<void> {
+      let outcome: Revocation;
       if (token.includes('.')) {
-        const grant = await deps.grants.revoke(token, client.clientId);
-        if (grant !== undefined) deps.accessTokens.revokeGrant(grant.id);
+        const revoked = await deps.grants.revoke(token, client.clientId, nowSeconds());
+        if (revoked.grant !== undefined) deps.accessTokens.revokeGrant(revoked.grant.id);
+        outcome = revoked.outcome;
       } else {
-        deps.accessTokens.revoke(token, client.clientId);
+        outcome = deps.accessTokens.revoke(token, client.clientId, nowSeconds());
+      }
+      if (outcome === 'another client') {
+        refuse(address, 'revocation of another client\'s token', { clientId: client.clientId },
+          grantFailure('The token was not issued to this client.'));
       }
     },
 

@@ -216,7 +216,8 @@ describe('signing in to an app through Gatehouse', () => {
       body: new URLSearchParams({ token }).toString(),
     });
     const other = await registerClient(server, root.token, { redirectUris: [REDIRECT] });
-    assert.equal((await revoke(tokens.refresh_token ?? '', other)).status, 200);
+    // RFC 7009 section 2.1: another client's token is refused (test/attack/oidc-revoke-other-client.test.ts).
+    assert.equal((await revoke(tokens.refresh_token ?? '', other)).status, 400);
     assert.equal((await userinfo(server, discovery, tokens.access_token)).status, 200, 'another client cannot revoke it');
     assert.equal((await revoke(tokens.refresh_token ?? '')).status, 200);
     assert.equal((await userinfo(server, discovery, tokens.access_token)).status, 401);

@@ -80,8 +80,10 @@ describe('refresh token families', () => {
   it('revokes a family by its live token for its own client only', async () => {
     const { grants } = await openStore();
     const { token } = await grants.issue(fields(), NOW);
-    assert.equal(await grants.revoke(token, 'b'.repeat(32)), undefined);
-    assert.equal((await grants.revoke(token, CLIENT))?.clientId, CLIENT);
+    assert.deepEqual(await grants.revoke(token, 'b'.repeat(32), NOW), { outcome: 'another client' });
+    assert.deepEqual(await grants.revoke(token, CLIENT, NOW + REFRESH_TOKEN_IDLE_SECONDS), { outcome: 'unknown' }, 'idle too long');
+    assert.equal((await grants.revoke(token, CLIENT, NOW)).grant?.clientId, CLIENT);
+    assert.deepEqual(await grants.revoke(token, CLIENT, NOW), { outcome: 'unknown' }, 'already revoked');
     assert.equal((await grants.refresh(token, NOW, always)).ok, false);
   });
 

@@ -179,7 +179,7 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
           const client = tokens.authenticateClient(readClientCredentials(parameters, ctx.req.headers.authorization), ctx.address);
           const token = parameters.get('token');
           if (token === undefined || token.length > 128) throw new OAuthRefused('invalid_request', 'The token parameter is missing or malformed.');
-          await tokens.revoke(client, token);
+          await tokens.revoke(client, token, ctx.address);
           // RFC 7009 section 2.2: 200 whether or not the token was known.
           sendJson(ctx.res, 200, {}, NO_STORE);
         } catch (error) {
