@@ -173,8 +173,10 @@ export const ACCESS = Object.freeze({
   oidcTokenPreflight: row('OPTIONS', '/oidc/token', ANYONE),
   oidcUserinfoPreflight: row('OPTIONS', '/oidc/userinfo', ANYONE),
   oidcRevokePreflight: row('OPTIONS', '/oidc/revoke', ANYONE),
-  // Signs out at once for a valid id_token_hint, cross-site as it comes; without one, a page with a button.
+  // Signs out at once for a hint naming the signed-in account, cross-site as it comes; else a page with a button.
   oidcLogout: row('GET', '/oidc/logout', ANYONE, { caller: 'optional' }),
+  // The same as a form (RP-Initiated Logout 1.0 section 2: GET and POST).
+  oidcLogoutForm: row('POST', '/oidc/logout', ANYONE, { caller: 'optional', body: 'form' }),
   // Administrators' sign-in apps, and an account's own e-mail address and display name.
   listClients: row('GET', '/api/auth/clients', ADMINISTRATOR, { crossSite: 'allowed', body: 'none' }),
   addClient: row('POST', '/api/auth/clients', ADMINISTRATOR),

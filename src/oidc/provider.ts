@@ -71,7 +71,7 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
     }),
     ...logoutRoutes({
       issuer, clients, keys, revocations: deps.revocations, sessions: deps.sessions, cookies: deps.cookies, logger,
-      sha256Base64: deps.sha256Base64, now,
+      sha256Base64: deps.sha256Base64, maxBodyBytes: config.maxBodyBytes, now,
     }),
     ...clientRoutes({
       users: deps.store, revocations: deps.revocations, sessions: deps.sessions, clients, grants, accessTokens, logger,

@@ -2,7 +2,7 @@
 // API (clients), over real HTTP.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CLEARED_COOKIE, createUser, startPopulatedServer, type TestUser } from '../helpers/api.js';
+import { CLEARED_COOKIE, createUser, login, startPopulatedServer, type TestUser } from '../helpers/api.js';
 import { discover, registerClient, signInThrough, type Discovery, type RegisteredClient } from '../helpers/relying-party.js';
 import type { TestResponse, TestServer } from '../helpers/server.js';
 
@@ -23,11 +23,16 @@ describe('RP-initiated logout', () => {
   });
   after(() => server.close());
 
-  const logout = (query: Record<string, string>): Promise<TestResponse> =>
-    server.request({ path: `/oidc/logout?${new URLSearchParams(query).toString()}`, headers: { accept: 'text/html', 'sec-fetch-site': 'cross-site' } });
+  const logout = (query: Record<string, string>, cookie?: string): Promise<TestResponse> =>
+    server.request({
+      path: `/oidc/logout?${new URLSearchParams(query).toString()}`, headers: { accept: 'text/html', 'sec-fetch-site': 'same-site' },
+      ...(cookie === undefined ? {} : { token: cookie }),
+    });
+  /** A new session of the account the hint names (signing out ends the one it is given). */
+  const hintsAccount = async (): Promise<string> => (await login(server, root.username, root.password)).cookieToken ?? '';
 
-  it('with a valid id_token_hint: signs out at once (clears the cookie) and returns to a registered URI with the state', async () => {
-    const response = await logout({ id_token_hint: idToken, post_logout_redirect_uri: AFTER_LOGOUT, state: 'xyz' });
+  it('with a valid id_token_hint of the signed-in account: signs out at once (clears the cookie) and returns to a registered URI with the state', async () => {
+    const response = await logout({ id_token_hint: idToken, post_logout_redirect_uri: AFTER_LOGOUT, state: 'xyz' }, await hintsAccount());
     assert.equal(response.status, 303);
     assert.equal(response.headers.location, `${AFTER_LOGOUT}?state=xyz`);
     assert.deepEqual(response.headers['set-cookie'], [CLEARED_COOKIE]);
@@ -35,24 +40,25 @@ describe('RP-initiated logout', () => {
 
   it('accepts a hint that has expired (its signature and issuer still checked)', async () => {
     server.clock.advanceSeconds(7200);
-    const response = await logout({ id_token_hint: idToken, post_logout_redirect_uri: AFTER_LOGOUT });
+    const response = await logout({ id_token_hint: idToken, post_logout_redirect_uri: AFTER_LOGOUT }, await hintsAccount());
     assert.equal(response.status, 303);
     assert.equal(response.headers.location, AFTER_LOGOUT);
   });
 
   it('with a valid hint and no return URI: a "signed out" page, cookie cleared', async () => {
-    const response = await logout({ id_token_hint: idToken });
+    const response = await logout({ id_token_hint: idToken }, await hintsAccount());
     assert.equal(response.status, 200);
     assert.match(response.text, /signed out of Gatehouse/);
     assert.deepEqual(response.headers['set-cookie'], [CLEARED_COOKIE]);
   });
 
   it('without a valid hint: a page with a "Sign out" button, nothing cleared', async () => {
+    const cookie = await hintsAccount();
     const [header = '', payload = '', signature = ''] = idToken.split('.');
     const forged = `${header}.${Buffer.from(JSON.stringify({ iss: 'https://auth.example.org', aud: client.clientId })).toString('base64url')}.${signature}`;
     const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${payload}.`;
     for (const query of [{}, { id_token_hint: forged }, { id_token_hint: none }, { id_token_hint: 'garbage' }, { client_id: client.clientId, post_logout_redirect_uri: AFTER_LOGOUT }]) {
-      const response = await logout(query);
+      const response = await logout(query, cookie);
       assert.equal(response.status, 200, JSON.stringify(query));
       assert.match(response.text, />Sign out</);
       assert.equal(response.headers['set-cookie'], undefined);

@@ -67,6 +67,52 @@ async function tokensFor(world: World, account: TrackedAccount, scope: string): 
   return { app, tokens: res.json as TokenSet };
 }
 
+/**
+ * RP-initiated logout with the caller's own id_token as the hint: a session the row counts (the
+ * cookie) is signed out at once and sent back to the app; with none counted, the hint signs nothing
+ * out and the person gets the page with a "Sign out" button (docs/contract/links-and-sessions.md "RP logout").
+ */
+function logoutFixture(isForm: boolean): RowFixture {
+  const page = isForm ? '303 to the "Sign out" page' : '200 the "Sign out" page';
+  return {
+    variants: [withAccounts(
+      (_cell, caller) => ({
+        summary: caller === undefined ? `${page}, nothing signed out` : '303 back to the app, the session ended',
+        async check(res, run) {
+          const token = run.material.sessionToken;
+          if (caller === undefined) {
+            // A form is sent on to the page at the GET address, with what it returns to and never the hint.
+            if (isForm) {
+              assert.equal(res.status, 303, res.text);
+              const { client } = await appOf(run.world);
+              const query = new URLSearchParams({ client_id: client.clientId, post_logout_redirect_uri: POST_LOGOUT_URI, state: 'matrix-state' });
+              assert.equal(res.headers.location, `logout?${query.toString()}`);
+            } else {
+              assert.equal(res.status, 200, res.text);
+              assert.match(res.text, />Sign out</);
+            }
+            assert.equal(res.headers['set-cookie'], undefined);
+          } else {
+            assert.equal(res.status, 303, res.text);
+            assert.equal(res.headers.location, `${POST_LOGOUT_URI}?state=matrix-state`);
+            assert.deepEqual(res.headers['set-cookie'], [CLEARED_COOKIE]);
+          }
+          // A live token the row does not count (`?token=`) is left alone.
+          if (token !== undefined) assert.equal(await isSessionLive(run.world, token), caller === undefined);
+        },
+      }),
+      async ({ world, caller }) => {
+        const { tokens } = await tokensFor(world, caller, 'openid');
+        const query = new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: POST_LOGOUT_URI, state: 'matrix-state' });
+        const options: Prepared['options'] = isForm
+          ? { method: 'POST', path: '/oidc/logout', headers: FORM, body: query.toString() }
+          : { path: `/oidc/logout?${query.toString()}` };
+        return { options };
+      },
+    )],
+  };
+}
+
 /** What Authorization header the cell's credential puts on the request, in place of the app's. */
 function headerOf(cell: Cell): 'none' | 'Bearer' | 'Basic' {
   const { credential } = cell;
@@ -277,26 +323,8 @@ export const OIDC_FIXTURES: { readonly [A in Action]?: RowFixture } = {
       },
     )],
   }])),
-  oidcLogout: {
-    variants: [withAccounts(
-      (_cell, caller) => ({
-        summary: caller === undefined ? '303 back to the app, no token revoked' : '303 back to the app, the session token revoked',
-        async check(res, run) {
-          assert.equal(res.status, 303, res.text);
-          assert.equal(res.headers.location, `${POST_LOGOUT_URI}?state=matrix-state`);
-          assert.deepEqual(res.headers['set-cookie'], [CLEARED_COOKIE]);
-          // A live token the row does not count (`?token=`) is left alone.
-          const token = run.material.sessionToken;
-          if (token !== undefined) assert.equal(await isSessionLive(run.world, token), caller === undefined);
-        },
-      }),
-      async ({ world, caller }) => {
-        const { tokens } = await tokensFor(world, caller, 'openid');
-        const query = new URLSearchParams({ id_token_hint: tokens.id_token, post_logout_redirect_uri: POST_LOGOUT_URI, state: 'matrix-state' });
-        return { options: { path: `/oidc/logout?${query.toString()}` } };
-      },
-    )],
-  },
+  oidcLogout: logoutFixture(false),
+  oidcLogoutForm: logoutFixture(true),
   listClients: {
     variants: [withAccounts(
       () => jsonAnswer('200 the apps', async (res, run) => {
