@@ -82,6 +82,14 @@ export function createCodeStore() {
       return code;
     },
 
+    /** Forgets every code made through one of the sessions `sessionIds` (they are ending): each is then unknown. */
+    endSessions(sessionIds: ReadonlySet<string>): void {
+      for (const [digest, record] of records) {
+        const { session } = record.binding;
+        if (session !== undefined && sessionIds.has(session.id) && !record.isUsed) records.delete(digest);
+      }
+    },
+
     /**
      * Spends `code`: its binding the first time within 60 seconds; a second time, 'used' with what
      * the first use issued (to revoke). The caller fills `issued` once it has issued the tokens.

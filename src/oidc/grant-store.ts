@@ -15,7 +15,9 @@ import { SCOPES, type Scope } from './parameters.js';
 // holding the digest of its one live refresh token. Each use replaces that token; presenting any
 // other token of the family (a used one: it was stolen, or the app was) ends the whole family.
 // A grant names the account's session key when it was made: any change that ends the account's
-// sessions ends its grants too. Durable: apps keep their refresh tokens across restarts.
+// sessions ends its grants too. A grant got through a session is removed when that session ends
+// (provider.ts, through endWhere, before the session's record goes), so it cannot come back once the session's cookie
+// would have expired. Durable: apps keep their refresh tokens across restarts.
 
 export const GRANTS_FILE = 'oidc-grants.json';
 const FORMAT = 1;

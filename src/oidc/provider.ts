@@ -62,6 +62,15 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
   const tokens = createTokenService({
     issuer, keys, clients, grants, codes, accessTokens, users: deps.store, sessions: deps.sessions, throttle: deps.throttle, logger, now,
   });
+  // What an app got through a session ends with it, for good: before its record goes (a code or
+  // access token in memory at once, refresh token families on disk).
+  deps.sessions.whenEnding(async (ending) => {
+    const ids = new Set(ending.map((session) => session.id));
+    const isThrough = (got: { readonly session?: { readonly id: string } | undefined }): boolean => got.session !== undefined && ids.has(got.session.id);
+    codes.endSessions(ids);
+    accessTokens.revokeWhere(isThrough);
+    await grants.endWhere(isThrough);
+  });
   const routes = [
     ...providerRoutes({
       issuer, clients, tokens, keys, accessTokens,

@@ -56,7 +56,8 @@ export interface TokenHolder {
 
 /**
  * The account a token or code speaks for, while its sessions have not ended since (the account's
- * session key; and the session it was got through, until that session's cookie would have expired)
+ * session key; and the session it was got through, until that session's cookie would have expired:
+ * a session ended before then took its codes and tokens with it, session-records.ts `whenEnding`)
  * and its client still lets it in.
  */
 export function liveAccount(

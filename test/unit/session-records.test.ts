@@ -225,6 +225,45 @@ describe('session records', () => {
     assert.equal(isOpen(setup, 'alice', id), false);
   });
 
+  it('ends what was got through a session before its record goes: refused meanwhile, and still open if that fails', async () => {
+    const setup = await setUp(['alice']);
+    const { id } = await signIn(setup, 'alice');
+    const heard: Array<{ ids: string[]; isOpenMeanwhile: boolean; isListed: boolean }> = [];
+    let isFailing = true;
+    setup.records.whenEnding(async (ending) => {
+      heard.push({
+        ids: ending.map((session) => session.id),
+        isOpenMeanwhile: isOpen(setup, 'alice', id),
+        isListed: setup.records.liveOf('alice').some((record) => record.id === id),
+      });
+      if (isFailing) throw new Error('the grants could not be written');
+    });
+    await assert.rejects(setup.records.end('alice', id), /could not be written/);
+    assert.equal(isOpen(setup, 'alice', id), true, 'nothing ended');
+    isFailing = false;
+    assert.equal(await setup.records.end('alice', id), true);
+    assert.deepEqual(heard, [{ ids: [id], isOpenMeanwhile: false, isListed: true }, { ids: [id], isOpenMeanwhile: false, isListed: true }]);
+    assert.equal(await setup.records.end('alice', id), false, 'a session no longer live is not heard of again');
+    assert.equal(heard.length, 2);
+  });
+
+  it(`tells the listeners of the sessions a sign-in past ${MAX_SESSIONS_PER_ACCOUNT} ends, before it ends them`, async () => {
+    const setup = await setUp(['alice']);
+    const ids: string[] = [];
+    for (let index = 0; index < MAX_SESSIONS_PER_ACCOUNT; index++) {
+      setup.clock.seconds = START + index;
+      ids.push((await signIn(setup, 'alice')).id);
+    }
+    const heard: Array<{ ids: string[]; isListed: boolean }> = [];
+    setup.records.whenEnding(async (ending) => {
+      heard.push({ ids: ending.map((session) => session.id), isListed: setup.records.liveOf('alice').some((record) => record.id === ids[0]) });
+    });
+    setup.clock.seconds = START + 1000;
+    const { ended } = await signIn(setup, 'alice');
+    assert.deepEqual(ended.map((record) => record.id), [ids[0]]);
+    assert.deepEqual(heard, [{ ids: [ids[0]], isListed: true }]);
+  });
+
   it('refuses a sessions file it cannot trust', async () => {
     const setup = await setUp();
     const { id } = await signIn(setup, 'alice');
