@@ -8,10 +8,11 @@ import { MAX_RD_LENGTH } from './forward.js';
 const EMPTY = Buffer.alloc(0);
 
 /**
- * GET `{base}/logout`, for a link or a typed address: ends the session as GET
- * `{base}/api/auth/logout` does (clears the cookie; revokes the token and ends its session record
- * when --revoke-on-logout is set) and sends the browser to the sign-in page beside it (`login`, relative, so it works under
- * any base URI and any mount), passing `rd` on for the sign-in page to judge. Without a session
+ * GET `{base}/logout`, for a link or a typed address: ends the session as a browser's GET
+ * `{base}/api/auth/logout` does (clears the cookie, ends its session record and what apps got
+ * through it; revokes the token when --revoke-on-logout is set: auth/logout.ts) and sends the browser
+ * to the sign-in page beside it (`login`, relative, so it works under any base URI and any mount),
+ * passing `rd` on for the sign-in page to judge. Without a session
  * it still clears the cookie and redirects: the page never shows an error or JSON. A navigation
  * another site started (access row `signOutPage`) signs nothing out: it gets a page whose button does.
  */
@@ -27,7 +28,7 @@ export function logoutPageRoutes(
       }
       // Any factor: an administrator's one-factor session (--require-mfa-for-admins) is revoked too.
       const { caller } = ctx.admission;
-      if (caller !== undefined) await endOnLogout(deps, caller);
+      if (caller !== undefined) await endOnLogout(deps, caller, 'browser');
       const rd = ctx.query['rd'];
       const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd)
         ? `login?rd=${encodeURIComponent(rd)}`

@@ -45,6 +45,12 @@ describe('a refresh token got through a session that ended stays refused, past i
       ok(await server.request({ method: 'DELETE', path: `/api/auth/account/sessions/${sessionIdOf(cookie)}`, token: owner }))],
     ['an administrator ends it', async (user, cookie) =>
       ok(await server.request({ method: 'DELETE', path: `/api/auth/users/${user.username}/sessions/${sessionIdOf(cookie)}`, token: root.token }))],
+    ['it signs out at {base}/logout', async (_user, cookie) =>
+      ok(await server.request({ path: '/logout', token: cookie, headers: { accept: 'text/html', 'sec-fetch-site': 'same-origin' } }), 303)],
+    ['a browser signs it out at /api/auth/logout', async (_user, cookie) =>
+      ok(await server.request({ path: '/api/auth/logout', token: cookie, headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' } }))],
+    ['an app signs it out (RP-initiated logout with its hint)', async (_user, cookie, tokens) =>
+      ok(await server.request({ path: `/oidc/logout?${new URLSearchParams({ id_token_hint: tokens.id_token }).toString()}`, token: cookie, headers: { accept: 'text/html' } }))],
     ['64 later sign-ins end it, the oldest', async (user) => {
       for (let i = 0; i < 64; i++) await signIn(user);
     }],

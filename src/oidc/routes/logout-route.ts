@@ -120,7 +120,7 @@ export function logoutRoutes(deps: LogoutRouteDeps): Route[] {
       }).toString();
       return redirect(ctx, query === '' ? 'logout' : `logout?${query}`);
     }
-    await endOnLogout(deps, caller);
+    await endOnLogout(deps, caller, 'browser');
     deps.logger.info('signed out by an app', { event: 'oidc_logout', address: ctx.address, clientId: request.hint?.client.clientId ?? '' });
     const cleared = deps.cookies.cleared(ctx);
     if (request.back === undefined) return send(ctx, 200, signedOutPage, { 'set-cookie': cleared });
