@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.js';
 import { openDocumentStore } from '../store/document-store.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import {
-  checkSessionsDocument, EMPTY_SESSIONS, endedByNewSession, isLiveRecord, SESSIONS_FILE, withCarriedOverSession, withNewSession,
+  checkSessionsDocument, EMPTY_SESSIONS, isLiveRecord, SESSIONS_FILE, withCarriedOverSession, withNewSession,
   withoutSession, withSessionsSeen, type CarriedOver, type SessionRecord,
 } from '../store/session-file.js';
 import type { StoredUser, UserStore } from '../store/users.js';
@@ -25,28 +25,14 @@ export interface NewSession {
   readonly expiresAt: number;
 }
 
-/** A session that is ending: its account and id. */
-export interface EndingSession {
-  readonly username: string;
-  readonly id: string;
-}
-
-/**
- * Ends what was got through sessions that are ending (OpenID Connect's codes and tokens), before
- * their records go; resolves once that is durable. Throwing keeps the sessions (nothing ends).
- */
-export type SessionEndListener = (ending: readonly EndingSession[]) => Promise<void>;
+/** Ends, durably, what was got through the sessions `ids` as they end, before their records go; throwing keeps them. */
+export type SessionEndListener = (ids: ReadonlySet<string>) => Promise<void>;
 
 /**
  * The session records (store/session-file.ts) of sessions.json, and the one check the hot path makes
  * of them: a lookup in memory. Every change resolves once the file holds it (document-store.ts), so
- * a session ended is refused from the answer on, and after a restart.
- *
- * What was got through a session ends with it, for good (docs/contract/links-and-sessions.md "what
- * ends with a session"): a session is marked ending in memory first (from then on it opens nothing,
- * so nothing new is got through it), the listeners end what was got through it durably, and only
- * then its record goes. A crash between leaves the session listed with nothing got through it:
- * failing closed. Throws DocumentCorrupt on load.
+ * a session ended is refused from the answer on, and after a restart; what was got through it ends
+ * first, for good (`whenEnding`; docs/security-notes.md). Throws DocumentCorrupt on load.
  */
 export async function openSessionRecords(deps: {
   fs: StoreFileSystem;
@@ -69,22 +55,21 @@ export async function openSessionRecords(deps: {
   let index: { version: number; byId: Map<string, SessionRecord>; lastSignIns: Map<string, number> } | undefined;
   // Sessions whose last-seen write is queued: one at a time per session.
   const touching = new Set<string>();
-  // Sessions being ended: refused already, while what was got through them ends and their record goes.
+  // Sessions being ended: refused already, while the listeners end what was got through them.
   const ending = new Set<string>();
   const listeners: SessionEndListener[] = [];
-
-  /**
-   * Marks `sessions` ending and runs the listeners; `remove` then takes their records away. If either
-   * throws, the sessions are open again (what the listeners ended stays ended).
-   */
-  const endThrough = async <T>(sessions: readonly EndingSession[], remove: () => Promise<T>): Promise<T> => {
-    const ids = sessions.map((session) => session.id).filter((id) => !ending.has(id));
-    for (const id of ids) ending.add(id);
+  const tell = async (ids: readonly string[]): Promise<void> => {
+    for (const listener of listeners) if (ids.length > 0) await listener(new Set(ids));
+  };
+  /** Marks `ids` ending, tells the listeners, then `remove`s their records; if either throws they are open again. */
+  const endThrough = async <T>(ids: readonly string[], remove: () => Promise<T>): Promise<T> => {
+    const marked = ids.filter((id) => !ending.has(id));
+    for (const id of marked) ending.add(id);
     try {
-      for (const listener of listeners) if (sessions.length > 0) await listener(sessions);
+      await tell(ids);
       return await remove();
     } finally {
-      for (const id of ids) ending.delete(id);
+      for (const id of marked) ending.delete(id);
     }
   };
 
@@ -126,8 +111,7 @@ export async function openSessionRecords(deps: {
      */
     isOpen(id: string, username: string, sessionKey: string): boolean {
       const record = indexOf().byId.get(id);
-      if (record === undefined || record.username !== username || record.sessionKey !== sessionKey) return false;
-      if (ending.size > 0 && ending.has(id)) return false;
+      if (record === undefined || record.username !== username || record.sessionKey !== sessionKey || ending.has(id)) return false;
       noteSeen(record, nowSeconds());
       return true;
     },
@@ -148,16 +132,13 @@ export async function openSessionRecords(deps: {
         browser: session.browser,
         amr: session.amr,
       };
-      // The sessions this sign-in ends (past the limit) end first, with what was got through them.
-      const doomed = endedByNewSession(store.current, record.username, sessionKeyOf, now);
+      // Past the limit the oldest end first, with what was got through them (a racing sign-in's just after).
+      const doomed = withNewSession(store.current, record, sessionKeyOf, now).ended.map((other) => other.id);
       const ended = await endThrough(doomed, () => store.change((current) => {
         const { next, ended } = withNewSession(current, record, sessionKeyOf, now);
         return { next, result: ended };
       }));
-      // Sign-ins racing this one may have made it end others; theirs end now.
-      const doomedIds = new Set(doomed.map((session) => session.id));
-      const late = ended.filter((session) => !doomedIds.has(session.id));
-      for (const listener of listeners) if (late.length > 0) await listener(late);
+      await tell(ended.map((other) => other.id).filter((id) => !doomed.includes(id)));
       return { id: record.id, ended };
     },
     /**
@@ -176,7 +157,7 @@ export async function openSessionRecords(deps: {
      */
     async end(username: string, id: string): Promise<boolean> {
       if (!liveOf(username, nowSeconds()).some((record) => record.id === id)) return false;
-      return endThrough([{ username, id }], () => store.change((current) => {
+      return endThrough([id], () => store.change((current) => {
         const next = withoutSession(current, username, id, sessionKeyOf, nowSeconds());
         return next === undefined ? { next: current, result: false } : { next, result: true };
       }));

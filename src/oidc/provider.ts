@@ -64,9 +64,9 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
   });
   // What an app got through a session ends with it, for good: before its record goes (a code or
   // access token in memory at once, refresh token families on disk).
-  deps.sessions.whenEnding(async (ending) => {
-    const ids = new Set(ending.map((session) => session.id));
-    const isThrough = (got: { readonly session?: { readonly id: string } | undefined }): boolean => got.session !== undefined && ids.has(got.session.id);
+  deps.sessions.whenEnding(async (ids) => {
+    const isThrough = (got: { readonly session?: { readonly id: string } | undefined }): boolean =>
+      got.session !== undefined && ids.has(got.session.id);
     codes.endSessions(ids);
     accessTokens.revokeWhere(isThrough);
     await grants.endWhere(isThrough);

@@ -99,7 +99,10 @@ export function withNewSession(
   document: SessionsDocument, record: SessionRecord, sessionKeyOf: SessionKeyOf, nowSeconds: number,
 ): { readonly next: SessionsDocument; readonly ended: readonly SessionRecord[] } {
   const live = pruned(document, sessionKeyOf, nowSeconds);
-  const ended = endedByNewSession(live, record.username, sessionKeyOf, nowSeconds);
+  const own = live.sessions.filter((other) => other.username === record.username);
+  const excess = own.length + 1 - MAX_SESSIONS_PER_ACCOUNT;
+  // The oldest by when they began; records are appended as they begin, but a carried-over one keeps its time.
+  const ended = excess > 0 ? [...own].sort((a, b) => a.createdAt - b.createdAt).slice(0, excess) : [];
   const endedIds = new Set(ended.map((other) => other.id));
   const sessions = [...live.sessions.filter((other) => !endedIds.has(other.id)), record];
   const lastSignIns = [
@@ -107,16 +110,6 @@ export function withNewSession(
     { username: record.username, at: record.createdAt },
   ];
   return { next: { ...live, sessions, lastSignIns }, ended };
-}
-
-/** The live sessions of `username` a new sign-in would end: its oldest, past MAX_SESSIONS_PER_ACCOUNT. */
-export function endedByNewSession(
-  document: SessionsDocument, username: string, sessionKeyOf: SessionKeyOf, nowSeconds: number,
-): SessionRecord[] {
-  const own = document.sessions.filter((other) => other.username === username && isLiveRecord(other, sessionKeyOf, nowSeconds));
-  const excess = own.length + 1 - MAX_SESSIONS_PER_ACCOUNT;
-  // The oldest by when they began; records are appended as they begin, but a carried-over one keeps its time.
-  return excess > 0 ? [...own].sort((a, b) => a.createdAt - b.createdAt).slice(0, excess) : [];
 }
 
 /** The document without session `id` of `username`, or undefined when the account has no such live session. */

@@ -232,7 +232,7 @@ describe('session records', () => {
     let isFailing = true;
     setup.records.whenEnding(async (ending) => {
       heard.push({
-        ids: ending.map((session) => session.id),
+        ids: [...ending],
         isOpenMeanwhile: isOpen(setup, 'alice', id),
         isListed: setup.records.liveOf('alice').some((record) => record.id === id),
       });
@@ -256,7 +256,7 @@ describe('session records', () => {
     }
     const heard: Array<{ ids: string[]; isListed: boolean }> = [];
     setup.records.whenEnding(async (ending) => {
-      heard.push({ ids: ending.map((session) => session.id), isListed: setup.records.liveOf('alice').some((record) => record.id === ids[0]) });
+      heard.push({ ids: [...ending], isListed: setup.records.liveOf('alice').some((record) => record.id === ids[0]) });
     });
     setup.clock.seconds = START + 1000;
     const { ended } = await signIn(setup, 'alice');
