@@ -17,7 +17,9 @@ import { checkDisplayName, checkEmail } from '../validate/profile.js';
 import { configFrom, parseFlags, settingsHelp, type CliIo, type FlagTypes, type ParsedFlags } from './commands.js';
 import { readClientInput, readNewPassword } from './read-input.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
-import { INVITE_FLAGS, INVITE_HELP_LINE, inviteCommand } from '../invitations/invite-command.js';
+import {
+  INVITE_FLAGS, INVITE_HELP_LINE, inviteCommand, LINKS_FLAGS, LINKS_HELP_LINES, linksCommand, withdrawCommand,
+} from '../invitations/link-commands.js';
 
 // Offline administration works on the data directory directly, holding its lock, so it
 // refuses while a service runs there. It goes through the same validators and store rules.
@@ -55,6 +57,7 @@ Commands:
                                 (either ends every session of NAME), every machine token
   remove NAME                   delete a user
 ${INVITE_HELP_LINE}
+${LINKS_HELP_LINES}
 
 Passwords are read from a prompt without echo, or from standard input with --password-stdin
 (or, with --client-stdin, from its first line); never from the command line.
@@ -175,11 +178,15 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
       reset: { arity: 1, flags: { totp: 'boolean', passkeys: 'boolean', tokens: 'boolean' } },
       remove: { arity: 1 },
       invite: { arity: 0, flags: INVITE_FLAGS },
+      links: { arity: 0, flags: LINKS_FLAGS },
+      withdraw: { arity: 1 },
     },
   });
   if (call === undefined) return EXIT_OK;
   const { command, values, positionals } = call;
   if (command === 'invite') return inviteCommand(call, io);
+  if (command === 'links') return linksCommand(call, io);
+  if (command === 'withdraw') return withdrawCommand(call, io);
   const config = offlineConfig(call, io.env);
   // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
   const name = positionals[0] === undefined

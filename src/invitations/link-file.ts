@@ -6,6 +6,7 @@ import {
 } from '../validate/check.js';
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkAccessLevel } from '../validate/level.js';
+import { checkSubject } from '../validate/profile.js';
 
 // docs/contract/links-and-sessions.md "Invitations", "Reset links": one-time links an administrator makes,
 // invitations (a new account) and reset links (a new password for one account). The file holds
@@ -33,6 +34,18 @@ const checkClosed = objectOf(
   { rejectUnknownKeys: true },
 );
 
+/**
+ * The account that made a link, by its stable id (`sub`, never a name) and its session key then: the
+ * link opens only while that account is an administrator under that same key. Demoting, renaming or
+ * deleting it replaces the key (as any credential change does, ending its sessions), and a key is
+ * never made again, so its links stay withdrawn when it is promoted again or a name is made again.
+ */
+const checkMaker = objectOf(
+  { sub: checkSubject, sessionKey: matching(SESSION_KEY_FORMAT, 'a session key') },
+  { rejectUnknownKeys: true },
+);
+export type LinkMaker = Readonly<CheckedType<typeof checkMaker>>;
+
 const common = {
   id: matching(LINK_ID_FORMAT, 'a link id'),
   /** SHA-256 of the secret, base64url: the secret itself is never stored. */
@@ -40,10 +53,15 @@ const common = {
   createdAt: unixSeconds,
   expiresAt: unixSeconds,
   /**
-   * The administrator who made it; the link opens only while that account is one. Absent for a link
-   * made on the command line (no name can stand for that: any text may be a username).
+   * The name of the administrator who made it, as it was then (to show). Absent for a link made on
+   * the command line (no name can stand for that: any text may be a username).
    */
   createdBy: optional(checkUsername),
+  /**
+   * That administrator's account. A link with `createdBy` and no `maker` was made before links named
+   * their maker's account: which account made it cannot be known, so it is withdrawn (link-standing.ts).
+   */
+  maker: optional(checkMaker),
   /** Absent while the link is open. */
   closed: optional(checkClosed),
 };
@@ -79,8 +97,11 @@ export type ResetLink = Readonly<CheckedType<typeof checkResetLink>>;
 export type Link = Invitation | ResetLink;
 export type LinkKind = Link['kind'];
 
-const checkLink: Checker<Link> = (input, path) =>
-  isPlainObject(input) && input['kind'] === 'reset' ? checkResetLink(input, path) : checkInvitation(input, path);
+const checkLink: Checker<Link> = (input, path) => {
+  const result = isPlainObject(input) && input['kind'] === 'reset' ? checkResetLink(input, path) : checkInvitation(input, path);
+  if (result.ok && result.value.maker !== undefined && result.value.createdBy === undefined) return fail(`${path}.createdBy`, 'must name the maker');
+  return result;
+};
 
 const checkLinks: Checker<readonly Link[]> = (input, path): Checked<readonly Link[]> => {
   if (!Array.isArray(input) || input.length > MAX_LINKS) return fail(path, `must be an array of at most ${MAX_LINKS} links`);
@@ -111,9 +132,16 @@ export function problemOf(link: Link | undefined, nowSeconds: number): LinkProbl
   return link.expiresAt <= nowSeconds ? 'expired' : undefined;
 }
 
-/** The open links of one kind, oldest first. */
-export function openLinksOf(document: LinksDocument, kind: LinkKind, nowSeconds: number): Link[] {
-  return document.links.filter((link) => link.kind === kind && isOpenLink(link, nowSeconds));
+/**
+ * Whether a link still stands as far as the accounts go (links.ts judges it with the users): its
+ * maker is still the administrator it was, and a reset link's account the one it was made for.
+ * One that does not is withdrawn, for good.
+ */
+export type LinkStanding = (link: Link) => boolean;
+
+/** The open links, oldest first: not closed, not expired, and standing. */
+export function openLinksOf(document: LinksDocument, nowSeconds: number, stands: LinkStanding): Link[] {
+  return document.links.filter((link) => isOpenLink(link, nowSeconds) && stands(link));
 }
 
 /** The links still worth remembering at `nowSeconds`: open ones, and closed or expired ones within their retention. */
@@ -126,28 +154,29 @@ function pruned(links: readonly Link[], nowSeconds: number): Link[] {
 }
 
 /**
- * The document with `link` (new, open) added. A reset link withdraws the account's earlier open one.
- * Throws TooManyInvitations or TooManyResetLinks past MAX_OPEN_LINKS open ones of its kind.
+ * The document with `link` (new, open) added. A reset link withdraws the account's earlier open one;
+ * open links that no longer stand are marked withdrawn. Throws TooManyInvitations or TooManyResetLinks
+ * past MAX_OPEN_LINKS open ones of its kind.
  */
-export function withNewLink(document: LinksDocument, link: Link, nowSeconds: number): LinksDocument {
-  const links = pruned(document.links, nowSeconds).map((other) =>
-    link.kind === 'reset' && other.kind === 'reset' && other.username === link.username && isOpenLink(other, nowSeconds)
-      ? closedLink(other, 'withdrawn', nowSeconds)
-      : other,
-  );
+export function withNewLink(document: LinksDocument, link: Link, nowSeconds: number, stands: LinkStanding): LinksDocument {
+  const links = pruned(document.links, nowSeconds).map((other) => {
+    if (!isOpenLink(other, nowSeconds)) return other;
+    const isReplaced = link.kind === 'reset' && other.kind === 'reset' && other.username === link.username;
+    return isReplaced || !stands(other) ? closedLink(other, 'withdrawn', nowSeconds) : other;
+  });
   if (links.filter((other) => other.kind === link.kind && isOpenLink(other, nowSeconds)).length >= MAX_OPEN_LINKS) {
     throw link.kind === 'reset' ? new TooManyResetLinks() : new TooManyInvitations();
   }
   return { ...document, links: [...links, link] };
 }
 
-/** The document with open link `id` (of `kind`) closed for `reason`, or undefined when there is no such open link. */
+/** The document with open link `id` (of `kind`, or any) closed for `reason`, or undefined when there is no such open link. */
 export function withClosedLink(
-  document: LinksDocument, kind: LinkKind, id: string, reason: 'spent' | 'withdrawn', nowSeconds: number,
+  document: LinksDocument, kind: LinkKind | undefined, id: string, reason: 'spent' | 'withdrawn', nowSeconds: number,
 ): LinksDocument | undefined {
   let isFound = false;
   const links = document.links.map((link) => {
-    if (link.id !== id || link.kind !== kind || !isOpenLink(link, nowSeconds)) return link;
+    if (link.id !== id || (kind !== undefined && link.kind !== kind) || !isOpenLink(link, nowSeconds)) return link;
     isFound = true;
     return closedLink(link, reason, nowSeconds);
   });
@@ -166,4 +195,17 @@ export function withReopenedLink(document: LinksDocument, id: string): LinksDocu
 
 function closedLink(link: Link, reason: 'spent' | 'withdrawn', nowSeconds: number): Link {
   return { ...link, closed: { reason, at: nowSeconds } };
+}
+
+/** An open link as administrators see it, in the API and on the command line: never its digest or a session key. */
+export function linkView(link: Link) {
+  const common = {
+    id: link.id,
+    kind: link.kind,
+    createdAt: link.createdAt * 1000,
+    expiresAt: link.expiresAt * 1000,
+    createdBy: link.createdBy ?? COMMAND_LINE_MAKER,
+  };
+  if (link.kind === 'reset') return { ...common, username: link.username };
+  return { ...common, username: link.username ?? null, level: link.level, groups: link.groups ?? [] };
 }

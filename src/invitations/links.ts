@@ -5,7 +5,7 @@ import type { StoreFileSystem } from '../store/file-system.js';
 import type { AccessLevel } from '../validate/level.js';
 import {
   checkLinksDocument, EMPTY_LINKS, LINKS_FILE, openLinksOf, problemOf, withClosedLink, withNewLink, withReopenedLink,
-  type Invitation, type Link, type LinkKind, type LinkProblem, type ResetLink,
+  type Invitation, type Link, type LinkKind, type LinkMaker, type LinkProblem, type LinkStanding, type ResetLink,
 } from './link-file.js';
 
 /** A link's secret: 256 random bits, base64url (43 characters), sent only in the link's fragment. */
@@ -17,20 +17,28 @@ const digestOf = (secret: string): string => createHash('sha256').update(secret,
 
 export type LinkStore = Awaited<ReturnType<typeof openLinkStore>>;
 
+/** The administrator making a link: its name now (to show), its account's `sub` and session key. */
+export interface MakingAdministrator extends LinkMaker {
+  readonly username: string;
+}
+
 export interface NewInvitation {
   readonly username?: string | undefined;
   readonly level: AccessLevel;
   readonly groups?: readonly string[] | undefined;
   readonly expiresAt: number;
   /** The administrator making it; undefined on the command line. */
-  readonly createdBy: string | undefined;
+  readonly createdBy: MakingAdministrator | undefined;
 }
 
 export interface NewResetLink {
   readonly username: string;
   readonly sessionKey: string;
-  readonly createdBy: string;
+  readonly createdBy: MakingAdministrator;
 }
+
+const madeBy = (maker: MakingAdministrator | undefined) =>
+  (maker === undefined ? {} : { createdBy: maker.username, maker: { sub: maker.sub, sessionKey: maker.sessionKey } });
 
 /** The error a link of `kind` is refused with. */
 const invalid = (kind: LinkKind, problem: LinkProblem): Error =>
@@ -39,10 +47,14 @@ const invalid = (kind: LinkKind, problem: LinkProblem): Error =>
 /**
  * Invitations and reset links (link-file.ts) in invitations.json, through the document store: a link
  * is made, withdrawn or spent once the file holds it. Secrets are made here and only their digests
- * kept. Throws DocumentCorrupt on load.
+ * kept. A link that no longer `stands` (link-standing.ts) is withdrawn: it opens nothing, is not
+ * listed, and is marked so at the next link made. Throws DocumentCorrupt on load.
  */
-export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string; nowSeconds: () => number }) {
-  const { nowSeconds } = deps;
+export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string; nowSeconds: () => number; stands: LinkStanding }) {
+  const { nowSeconds, stands } = deps;
+  /** Why `link` opens nothing now, or undefined. */
+  const problemNow = (link: Link | undefined): LinkProblem | undefined =>
+    problemOf(link, nowSeconds()) ?? (link === undefined || stands(link) ? undefined : 'withdrawn');
   const store = await openDocumentStore({
     fs: deps.fs,
     dataDir: deps.dataDir,
@@ -64,7 +76,7 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
   const make = async (link: (id: string, digest: string, now: number) => Link) => {
     const secret = randomBytes(32).toString('base64url');
     const made = link(randomBytes(12).toString('base64url'), digestOf(secret), nowSeconds());
-    await store.change((current) => ({ next: withNewLink(current, made, nowSeconds()), result: undefined }));
+    await store.change((current) => ({ next: withNewLink(current, made, nowSeconds(), stands), result: undefined }));
     return { id: made.id, secret, expiresAt: made.expiresAt };
   };
 
@@ -77,7 +89,7 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
         digest,
         createdAt: now,
         expiresAt: invitation.expiresAt,
-        ...(invitation.createdBy === undefined ? {} : { createdBy: invitation.createdBy }),
+        ...madeBy(invitation.createdBy),
         ...(invitation.username === undefined ? {} : { username: invitation.username }),
         level: invitation.level,
         ...(invitation.groups === undefined || invitation.groups.length === 0 ? {} : { groups: invitation.groups }),
@@ -91,7 +103,7 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
         digest,
         createdAt: now,
         expiresAt: now + RESET_LINK_SECONDS,
-        createdBy: reset.createdBy,
+        ...madeBy(reset.createdBy),
         username: reset.username,
         sessionKey: reset.sessionKey,
       }));
@@ -99,7 +111,7 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
     /** The open link of `kind` that `secret` opens, judged in memory; else throws InvitationInvalid or ResetLinkInvalid. */
     find<K extends LinkKind>(kind: K, secret: string): Extract<Link, { kind: K }> {
       const link = linkOf(secret);
-      const problem = link === undefined || link.kind !== kind ? 'unknown' : problemOf(link, nowSeconds());
+      const problem = link === undefined || link.kind !== kind ? 'unknown' : problemNow(link);
       if (problem !== undefined) throw invalid(kind, problem);
       return link as Extract<Link, { kind: K }>;
     },
@@ -112,7 +124,7 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
       return store.change((current) => {
         const now = nowSeconds();
         const latest = current.links.find((other) => other.id === link.id);
-        const problem = latest === undefined ? 'unknown' : problemOf(latest, now);
+        const problem = latest === undefined ? 'unknown' : problemNow(latest);
         if (problem !== undefined) throw invalid(link.kind, problem);
         stillValid(latest as L);
         const next = withClosedLink(current, link.kind, link.id, 'spent', now);
@@ -124,15 +136,16 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
     release(link: Link): Promise<void> {
       return store.change((current) => ({ next: withReopenedLink(current, link.id), result: undefined }));
     },
-    /** Withdraws open link `id` of `kind`; false when there is no such open link. */
-    withdraw(kind: LinkKind, id: string): Promise<boolean> {
+    /** Withdraws open link `id`, an invitation or a reset link; false when there is no such open link. */
+    withdraw(id: string): Promise<boolean> {
       return store.change((current) => {
-        const next = withClosedLink(current, kind, id, 'withdrawn', nowSeconds());
+        const link = current.links.find((other) => other.id === id);
+        const next = problemNow(link) === undefined ? withClosedLink(current, undefined, id, 'withdrawn', nowSeconds()) : undefined;
         return next === undefined ? { next: current, result: false } : { next, result: true };
       });
     },
-    /** The open invitations, oldest first. */
-    openInvitations: (): Invitation[] => openLinksOf(store.current, 'invitation', nowSeconds()) as Invitation[],
+    /** The open links, invitations and reset links, oldest first. */
+    openLinks: (): Link[] => openLinksOf(store.current, nowSeconds(), stands),
     close: (): Promise<void> => store.close(),
   };
 }

@@ -1,15 +1,15 @@
 import { PASSWORD_ONLY } from '../auth/amr.js';
 import { hashKeyOf } from '../auth/throttled-password.js';
-import { InvitationInvalid, InvitationNotFound, ResetLinkInvalid, TooManyAttempts, UsernameTaken, UserNotFound, ValidationFailed } from '../errors.js';
+import { InvitationNotFound, ResetLinkInvalid, TooManyAttempts, UsernameTaken, UserNotFound, ValidationFailed } from '../errors.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
-import { addUser, changeUser, newAccount } from '../store/account-rules.js';
+import type { Caller } from '../auth/session.js';
+import { addUser, changeUser, newAccount, withSubjectIn } from '../store/account-rules.js';
 import { usernameFromPath } from '../routes/auth.js';
-import { isAdministrator } from '../validate/level.js';
-import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from '../routes/context.js';
+import { assertStillAdministrator, callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from '../routes/context.js';
 import { checkNewInvitationBody, checkSecretBody, DEFAULT_INVITATION_DAYS, joinBodyChecker, resetBodyChecker } from './bodies.js';
-import { COMMAND_LINE_MAKER, LINK_ID_FORMAT, type Invitation, type Link, type ResetLink } from './link-file.js';
-import type { LinkStore } from './links.js';
+import { LINK_ID_FORMAT, linkView, type Invitation, type Link } from './link-file.js';
+import type { LinkStore, MakingAdministrator } from './links.js';
 import { linkUrl, type LinkPage } from './link-url.js';
 
 export interface InvitationRouteDeps extends RouteDeps {
@@ -41,7 +41,9 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
 
   /**
    * The open link `secret` opens, judged under the login throttle: counted as a failed sign-in of the
-   * client unless it opens one (429 once the client has failed too often). Throws InvitationInvalid or ResetLinkInvalid.
+   * client unless it opens one (429 once the client has failed too often). A link whose maker is no
+   * longer the administrator it was, or whose account changed since, opens nothing (link-standing.ts).
+   * Throws InvitationInvalid or ResetLinkInvalid.
    */
   const guarded = <K extends Link['kind']>(ctx: RequestContext, kind: K, secret: string): Extract<Link, { kind: K }> => {
     const client = throttleKeyOf(ctx.address);
@@ -51,9 +53,6 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
     if (wait > 0) throw new TooManyAttempts(wait);
     try {
       const link = links.find(kind, secret);
-      const found: Link = link;
-      requireLiveMaker(found);
-      if (found.kind === 'reset') requireSameAccount(found);
       throttle.recordSuccess(key, client);
       return link;
     } catch (error) {
@@ -67,21 +66,15 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
   };
 
   /**
-   * A link speaks for the administrator who made it: once that account is one no more (demoted,
-   * deleted or renamed), its links open nothing, so a session taken back from an attacker leaves no
-   * invitation to an administrator's account, nor an unlisted reset link, behind.
+   * The caller as the maker of a link, while it is still an administrator: its name, its account's
+   * stable id (`sub`, made now if it has none) and its session key, which the link is tied to.
    */
-  const requireLiveMaker = (link: Link): void => {
-    if (link.createdBy === undefined) return;
-    const maker = store.find(link.createdBy);
-    if (maker === undefined || !isAdministrator(maker.level)) {
-      throw link.kind === 'reset' ? new ResetLinkInvalid('withdrawn') : new InvitationInvalid('withdrawn');
-    }
-  };
-
-  /** A reset link opens only the account it was made for: a credential change since, or a new account of the name, withdrew it. */
-  const requireSameAccount = (link: ResetLink): void => {
-    if (store.find(link.username)?.sessionKey !== link.sessionKey) throw new ResetLinkInvalid('withdrawn');
+  const makerOf = async (caller: Caller): Promise<MakingAdministrator> => {
+    const maker = await store.change((view) => {
+      assertStillAdministrator(deps, view, caller);
+      return withSubjectIn(view, caller.user.username);
+    });
+    return { username: maker.username, sub: maker.sub, sessionKey: maker.sessionKey };
   };
 
   return [
@@ -96,19 +89,20 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
         level: body.level,
         groups: body.groups,
         expiresAt: nowSeconds() + days * 86_400,
-        createdBy: caller.user.username,
+        createdBy: await makerOf(caller),
       });
       logger.info('invitation made', { event: 'invitation_made', invitationId: made.id, by: caller.user.username, address: ctx.address });
       sendJson(ctx.res, 200, { id: made.id, url: urlOf(ctx, 'join', made.secret), expiresAt: made.expiresAt * 1000 });
     } },
+    // Open invitations and reset links, beside each other; either is withdrawn by its id.
     { method: 'GET', path: '/api/auth/invites', access: 'listInvitations', body: 'none', handler(ctx) {
-      sendJson(ctx.res, 200, links.openInvitations().map(invitationView));
+      sendJson(ctx.res, 200, links.openLinks().map(linkView));
     } },
     { method: 'DELETE', path: '/api/auth/invites/:id', access: 'withdrawInvitation', body: 'none', async handler(ctx) {
       const caller = callerOf(ctx);
       const id = ctx.param ?? '';
-      if (!LINK_ID_FORMAT.test(id) || !(await links.withdraw('invitation', id))) throw new InvitationNotFound();
-      logger.info('invitation withdrawn', { event: 'invitation_withdrawn', invitationId: id, by: caller.user.username, address: ctx.address });
+      if (!LINK_ID_FORMAT.test(id) || !(await links.withdraw(id))) throw new InvitationNotFound();
+      logger.info('link withdrawn', { event: 'invitation_withdrawn', invitationId: id, by: caller.user.username, address: ctx.address });
       sendJson(ctx.res, 200, {});
     } },
     { method: 'POST', path: '/api/auth/join/check', access: 'checkInvitation', body: 'json', async handler(ctx) {
@@ -124,8 +118,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
       const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, undefined));
       // Spent first, durably: of parallel joins one wins, and a crash before the account is made
       // leaves the link spent (fail closed) rather than good for a second account.
-      await links.claim(link, (latest) => {
-        requireLiveMaker(latest);
+      await links.claim(link, () => {
         if (store.find(username) !== undefined) throw new UsernameTaken();
       });
       const fields = { username, level: link.level, passwordHash, ...(link.groups === undefined ? {} : { groups: link.groups }) };
@@ -145,9 +138,9 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
       const username = usernameFromPath(ctx.params?.[0]);
       const user = store.find(username);
       if (user === undefined) throw new UserNotFound();
-      const made = await links.makeResetLink({ username, sessionKey: user.sessionKey, createdBy: caller.user.username });
-      logger.info('reset link made', { event: 'reset_link_made', username, by: caller.user.username, address: ctx.address });
-      sendJson(ctx.res, 200, { url: urlOf(ctx, 'reset', made.secret), expiresAt: made.expiresAt * 1000 });
+      const made = await links.makeResetLink({ username, sessionKey: user.sessionKey, createdBy: await makerOf(caller) });
+      logger.info('reset link made', { event: 'reset_link_made', linkId: made.id, username, by: caller.user.username, address: ctx.address });
+      sendJson(ctx.res, 200, { id: made.id, url: urlOf(ctx, 'reset', made.secret), expiresAt: made.expiresAt * 1000 });
     } },
     { method: 'POST', path: '/api/auth/reset/check', access: 'checkResetLink', body: 'json', async handler(ctx) {
       const { secret } = await readCheckedBody(ctx, checkSecretBody, config.maxBodyBytes);
@@ -158,10 +151,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
       const body = await readCheckedBody(ctx, resetBody, config.maxBodyBytes);
       const link = guarded(ctx, 'reset', body.secret);
       const passwordHash = await hasher.hash(body.password, hashKeyOf(ctx.address, undefined));
-      await links.claim(link, (latest) => {
-        requireLiveMaker(latest);
-        requireSameAccount(latest);
-      });
+      await links.claim(link);
       try {
         // A new password is a credential change: the account's session key is replaced, so every
         // session (and refresh token bound to it) ends; its second factors stay.
@@ -190,17 +180,4 @@ function nameOf(link: Invitation, chosen: string | undefined): string {
   }
   if (chosen === undefined) throw new ValidationFailed([{ path: 'username', message: 'is required: this invitation leaves the name to you' }]);
   return chosen;
-}
-
-/** An open invitation as administrators see it: never its digest. */
-function invitationView(link: Invitation) {
-  return {
-    id: link.id,
-    username: link.username ?? null,
-    level: link.level,
-    groups: link.groups ?? [],
-    createdAt: link.createdAt * 1000,
-    expiresAt: link.expiresAt * 1000,
-    createdBy: link.createdBy ?? COMMAND_LINE_MAKER,
-  };
 }

@@ -2,6 +2,7 @@ import { pageRoutes, type PageSection, type Sha256Base64 } from '../pages/shell.
 import type { Route, RouteDeps } from '../routes/context.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import { buildJoinPage } from './join-page.js';
+import { linkStandingOf } from './link-standing.js';
 import { openLinkStore } from './links.js';
 import { buildResetPage } from './reset-page.js';
 import { invitationRoutes } from './routes.js';
@@ -15,7 +16,9 @@ import { INVITATIONS_USERS_PAGE } from './users-page-section.js';
 export async function openInvitations(
   deps: RouteDeps & { readonly fs: StoreFileSystem; readonly sha256Base64: Sha256Base64 },
 ): Promise<{ readonly routes: Route[]; readonly usersPage: PageSection; close(): Promise<void> }> {
-  const links = await openLinkStore({ fs: deps.fs, dataDir: deps.config.dataDir, nowSeconds: () => Math.floor(deps.now() / 1000) });
+  const links = await openLinkStore({
+    fs: deps.fs, dataDir: deps.config.dataDir, nowSeconds: () => Math.floor(deps.now() / 1000), stands: linkStandingOf(deps.store),
+  });
   return {
     routes: [
       ...invitationRoutes({ ...deps, links }),

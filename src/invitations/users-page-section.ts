@@ -1,6 +1,6 @@
 // The invitations' part of the users page (pages/users-page.ts): make an invitation (a fixed or a
-// chosen name, level, groups, days), list the open ones and withdraw one; and on each account a
-// "Reset link" button. The links are shown once, to copy and send; the page keeps none.
+// chosen name, level, groups, days); on each account a "Reset link" button; and the open links, both
+// kinds, each with a "Withdraw" button. The links are shown once, to copy and send; the page keeps none.
 import type { PageSection } from '../pages/shell.js';
 import { DEFAULT_INVITATION_DAYS, MAX_INVITATION_DAYS } from './bodies.js';
 
@@ -24,8 +24,10 @@ const BODY = `
 <p><code id="new-link-url" class="link"></code></p>
 <p class="muted">Copy it now: it is not shown again.</p>
 </div>
+<h3>Open links</h3>
+<p class="muted">Invitations and reset links not yet used. A link ends when the administrator who made it is demoted, renamed or deleted, or its sessions end (a new password, logging out everywhere).</p>
 <ul id="invitation-list" class="items"></ul>
-<p id="no-invitations" class="muted" hidden>No open invitations.</p>
+<p id="no-invitations" class="muted" hidden>No open invitations or reset links.</p>
 </section>
 `;
 
@@ -42,19 +44,21 @@ var loadInvitations = function () {
     var list = byId('invitation-list');
     list.textContent = '';
     byId('no-invitations').hidden = answer.body.length > 0;
-    answer.body.forEach(function (invitation) {
+    answer.body.forEach(function (link) {
       var li = list.appendChild(element('li'));
       var text = li.appendChild(element('div', 'grow'));
-      var name = typeof invitation.username === 'string' ? invitation.username : 'a name of their choice';
+      var isReset = link.kind === 'reset';
+      var name = typeof link.username === 'string' ? link.username : 'a name of their choice';
+      var what = isReset ? 'the reset link for ' + name : 'the invitation for ' + name;
       text.appendChild(element('strong', '', name));
-      var groups = Array.isArray(invitation.groups) && invitation.groups.length > 0 ? ' · ' + invitation.groups.join(', ') : '';
-      text.appendChild(element('div', 'muted', (isAdministrator(invitation.level) ? 'Administrator' : 'User') + groups +
-        ' · until ' + when(invitation.expiresAt) + ' · by ' + String(invitation.createdBy)));
+      var groups = Array.isArray(link.groups) && link.groups.length > 0 ? ' · ' + link.groups.join(', ') : '';
+      var kind = isReset ? 'Reset link' : 'Invitation · ' + (isAdministrator(link.level) ? 'Administrator' : 'User') + groups;
+      text.appendChild(element('div', 'muted', kind + ' · until ' + when(link.expiresAt) + ' · by ' + String(link.createdBy)));
       li.appendChild(button('Withdraw', 'small secondary', function (event) {
         event.target.disabled = true;
-        callApi('DELETE', api('invites/' + encodeURIComponent(invitation.id))).then(function (withdrawn) {
+        callApi('DELETE', api('invites/' + encodeURIComponent(link.id))).then(function (withdrawn) {
           if (!withdrawn.ok) return say(problem, problemOf(withdrawn));
-          say(status, 'Withdrew the invitation for ' + name + '.', 'done');
+          say(status, 'Withdrew ' + what + '.', 'done');
           loadInvitations();
         });
       }));
@@ -87,6 +91,7 @@ accountActions.push(function (user, actions) {
       say(problem, '');
       showLink('Send this link to ' + user.username + ' to set a new password. It works once, until ' + when(made.expiresAt) +
         '; every session of the account ends when it is used.', String(made.url));
+      loadInvitations();
     });
   }));
 });

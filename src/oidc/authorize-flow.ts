@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { hasSecondFactor, isTwoFactor, type Amr } from '../auth/amr.js';
 import { AuthRequired, OAuthRefused } from '../errors.js';
 import { MAX_RD_LENGTH } from '../routes/forward.js';
+import { withSubjectIn } from '../store/account-rules.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import type { RedirectTarget } from './authorize-request.js';
 import { readAuthorizeRequest } from './authorize-request.js';
@@ -159,15 +159,7 @@ async function withSubject(users: UserStore, username: string): Promise<StoredUs
   const user = users.find(username);
   if (user?.sub !== undefined) return user;
   return users.change((view) => {
-    const current = view.get(username);
-    if (current === undefined) throw new AuthRequired();
-    if (current.sub !== undefined) return current;
-    const taken = new Set<string>();
-    for (const other of view.values()) if (other.sub !== undefined) taken.add(other.sub);
-    let sub = randomBytes(16).toString('base64url');
-    while (taken.has(sub)) sub = randomBytes(16).toString('base64url');
-    const updated: StoredUser = { ...current, sub };
-    view.set(updated);
-    return updated;
+    if (!view.has(username)) throw new AuthRequired();
+    return withSubjectIn(view, username);
   });
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { newSessionKey } from '../auth/session-key.js';
 import { LastAdministrator, UsernameLookAlike, UsernameTaken, UserNotFound } from '../errors.js';
 import type { ClientSettings } from '../validate/client-settings.js';
@@ -124,6 +125,23 @@ export function changeUser(view: UserView, target: string, changes: UserChanges,
 
 function sameGroups(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((name, index) => name === b[index]);
+}
+
+/**
+ * Account `username` with its `sub`, made now if it has none: 128 random bits, once per account, kept
+ * through renames, never another account's. The id apps and links know the account by. Throws UserNotFound.
+ */
+export function withSubjectIn(view: UserView, username: string): StoredUser & { readonly sub: string } {
+  const user = view.get(username);
+  if (user === undefined) throw new UserNotFound();
+  if (user.sub !== undefined) return { ...user, sub: user.sub };
+  const taken = new Set<string>();
+  for (const other of view.values()) if (other.sub !== undefined) taken.add(other.sub);
+  let sub = randomBytes(16).toString('base64url');
+  while (taken.has(sub)) sub = randomBytes(16).toString('base64url');
+  const updated = { ...user, sub };
+  view.set(updated);
+  return updated;
 }
 
 /** Removes a user; throws UserNotFound, or LastAdministrator for the only administrator. */

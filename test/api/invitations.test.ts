@@ -64,7 +64,7 @@ describe('invitations', () => {
     const listed = await server.request({ path: '/api/auth/invites', token: root.token });
     const entry = (listed.json as Array<Record<string, unknown>>).find((item) => item['id'] === made.id);
     assert.deepEqual(entry, {
-      id: made.id, username: null, level: 'USER', groups: [], createdAt: Math.floor(server.clock.now() / 1000) * 1000,
+      id: made.id, kind: 'invitation', username: null, level: 'USER', groups: [], createdAt: Math.floor(server.clock.now() / 1000) * 1000,
       expiresAt: made.expiresAt, createdBy: root.username,
     });
   });
@@ -247,11 +247,11 @@ describe('reset links', () => {
   const resetLink = async (username: string, token = root.token): Promise<Made> => {
     const response = await post(server, `/api/auth/users/${encodeURIComponent(username)}/reset-link`, {}, token);
     assert.equal(response.status, 200, response.text);
-    const made = response.json as { url: string; expiresAt: number };
-    assert.deepEqual(Object.keys(made).sort(), ['expiresAt', 'url']);
+    const made = response.json as { id: string; url: string; expiresAt: number };
+    assert.deepEqual(Object.keys(made).sort(), ['expiresAt', 'id', 'url']);
     const secret = /\/gatehouse\/reset#([A-Za-z0-9_-]{43})$/.exec(made.url)?.[1];
     assert.ok(secret !== undefined, made.url);
-    return { id: '', ...made, secret };
+    return { ...made, secret };
   };
 
   it('sets a new password once: every session of the account ends, it does not sign in, the second factor stays', async () => {

@@ -1,7 +1,9 @@
-// An invitation or reset link speaks for the administrator who made it: once that account is no
-// longer an administrator (demoted or deleted), its open links open nothing. Otherwise a stolen
+// An invitation or reset link speaks for the administrator who made it, tied to that account by its
+// stable id, never its name (docs/contract/links-and-sessions.md "links and their maker"): once that
+// account is demoted, deleted or renamed, its open links are withdrawn for good, and stay withdrawn
+// when the account is promoted again or an account of its name is made again. Otherwise a stolen
 // administrator's session leaves behind, after the account is taken back, an invitation that makes a
-// new administrator or a reset link (never listed anywhere) that sets another account's password.
+// new administrator or a reset link that sets another account's password.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -62,6 +64,52 @@ describe('links made by an administrator who is one no longer', () => {
     });
   }
 
+  /** Undoes the maker, then brings an administrator of that name back: links must not come back with it. */
+  const revivals: ReadonlyArray<readonly [string, (maker: TestUser) => Promise<void>]> = [
+    ['demoted, its password changed, then promoted again', async (maker) => {
+      assert.equal((await updateUser(server, root.token, maker.username, { level: 'USER' })).status, 200);
+      assert.equal((await updateUser(server, root.token, maker.username, { password: 'taken-back-password' })).status, 200);
+      assert.equal((await updateUser(server, root.token, maker.username, { level: 'ADMINISTRATOR' })).status, 200);
+    }],
+    ['deleted, then an administrator of its name made again', async (maker) => {
+      assert.equal((await deleteUser(server, root.token, maker.username)).status, 200);
+      await createUser(server, root.token, { username: maker.username, level: 'ADMINISTRATOR' });
+    }],
+    ['renamed, then renamed back', async (maker) => {
+      assert.equal((await updateUser(server, root.token, maker.username, { username: `${maker.username}-moved` })).status, 200);
+      assert.equal((await updateUser(server, root.token, `${maker.username}-moved`, { username: maker.username })).status, 200);
+    }],
+  ];
+
+  for (const [how, revive] of revivals) {
+    it(`an administrator's invitation and reset link stay withdrawn once their maker is ${how}`, async () => {
+      const maker = await createAdmin(server, root.token);
+      const heir = `heir-${maker.username}`;
+      const invitation = secretOf(await post('/api/auth/invites', { username: heir, level: 'ADMINISTRATOR' }, maker.token));
+      const victim = await createUser(server, root.token, { level: 'ADMINISTRATOR' });
+      const reset = secretOf(await post(`/api/auth/users/${victim.username}/reset-link`, {}, maker.token));
+      await revive(maker);
+
+      for (const [path, body, code] of [
+        ['/api/auth/join/check', { secret: invitation }, 'INVITATION_INVALID'],
+        ['/api/auth/join', { secret: invitation, password: 'attacker-password' }, 'INVITATION_INVALID'],
+        ['/api/auth/reset/check', { secret: reset }, 'RESET_LINK_INVALID'],
+        ['/api/auth/reset', { secret: reset, password: 'attacker-password' }, 'RESET_LINK_INVALID'],
+      ] as const) {
+        const answer = await post(path, body);
+        assert.equal(answer.status, 401, `${path}: ${answer.text}`);
+        assert.equal((answer.json as { code: string }).code, code);
+        assert.match((answer.json as { message: string }).message, /withdrawn/, path);
+      }
+      assert.equal((await login(server, heir, 'attacker-password')).status, 401, 'no account was made');
+      assert.equal((await login(server, victim.username, victim.password)).status, 200, 'the password is the owner\'s still');
+      const listed = await server.request({ path: '/api/auth/invites', token: root.token });
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual((listed.json as Array<{ username: unknown }>).filter((link) => link.username === heir || link.username === victim.username), [],
+        'neither is listed as open');
+    });
+  }
+
   it('an administrator named as the command line\'s links are marked still loses its links once demoted', async () => {
     const maker = await createUser(server, root.token, { username: '(command line)', level: 'ADMINISTRATOR' });
     const secret = secretOf(await post('/api/auth/invites', { username: 'heir-named', level: 'ADMINISTRATOR' }, maker.token));
@@ -84,7 +132,7 @@ describe('links made by an administrator who is one no longer', () => {
 it('an invitation made on the command line (no account behind it) stays good', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'gatehouse-links-'));
   try {
-    const links = await openLinkStore({ fs: realFileSystem, dataDir, nowSeconds: () => Math.floor(Date.now() / 1000) });
+    const links = await openLinkStore({ fs: realFileSystem, dataDir, nowSeconds: () => Math.floor(Date.now() / 1000), stands: () => true });
     const made = await links.makeInvitation({
       level: 'ADMINISTRATOR', expiresAt: Math.floor(Date.now() / 1000) + 3600, createdBy: undefined,
     });

@@ -709,7 +709,7 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
   makeResetLink: {
     namesAccount: true,
     variants: [withAccounts(
-      () => ({ summary: '200 a link', check: (res) => assert.deepEqual(Object.keys(assertJson(res, 200, 'none')).sort(), ['expiresAt', 'url']) }),
+      () => ({ summary: '200 a link', check: (res) => assert.deepEqual(Object.keys(assertJson(res, 200, 'none')).sort(), ['expiresAt', 'id', 'url']) }),
       async (run) => ({ options: { method: 'POST', path: `/api/auth/users/${(await targetOf(run)).username}/reset-link`, body: {} } }),
     )],
   },

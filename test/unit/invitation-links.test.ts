@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { newSessionKey } from '../../src/auth/session-key.js';
 import { InvitationInvalid, ResetLinkInvalid, StoreWriteFailed, TooManyInvitations, TooManyResetLinks } from '../../src/errors.js';
-import { CLOSED_LINK_RETENTION_SECONDS, LINKS_FILE, MAX_OPEN_LINKS } from '../../src/invitations/link-file.js';
-import { openLinkStore, RESET_LINK_SECONDS, type LinkStore } from '../../src/invitations/links.js';
+import { checkLinksDocument, CLOSED_LINK_RETENTION_SECONDS, LINKS_FILE, MAX_OPEN_LINKS, type Link } from '../../src/invitations/link-file.js';
+import { openLinkStore, RESET_LINK_SECONDS, type LinkStore, type MakingAdministrator } from '../../src/invitations/links.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { faultyFileSystem, injected } from '../helpers/faulty-file-system.js';
 
@@ -19,14 +19,21 @@ after(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
+/** An administrator making links: its name, its account's sub and session key. */
+const ADMIN: MakingAdministrator = { username: 'admin', sub: 'a'.repeat(22), sessionKey: newSessionKey() };
+
 async function setUp(fs: StoreFileSystem = realFileSystem) {
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-links-'));
   dirs.push(dir);
   const clock = { seconds: START };
+  // The ids of links that no longer stand (their maker is gone): link-standing.ts judges that from the users.
+  const fallen = new Set<string>();
   const open = (other: StoreFileSystem = realFileSystem): Promise<LinkStore> =>
-    openLinkStore({ fs: other, dataDir: dir, nowSeconds: () => clock.seconds });
-  return { dir, clock, open, links: await open(fs) };
+    openLinkStore({ fs: other, dataDir: dir, nowSeconds: () => clock.seconds, stands: (link: Link) => !fallen.has(link.id) });
+  return { dir, clock, open, fallen, links: await open(fs) };
 }
+
+const openInvitations = (links: LinkStore): Link[] => links.openLinks().filter((link) => link.kind === 'invitation');
 
 const invite = (links: LinkStore, overrides: { username?: string; days?: number } = {}) =>
   links.makeInvitation({
@@ -34,7 +41,7 @@ const invite = (links: LinkStore, overrides: { username?: string; days?: number 
     level: 'USER',
     groups: ['media'],
     expiresAt: START + (overrides.days ?? 7) * DAY,
-    createdBy: 'admin',
+    createdBy: ADMIN,
   });
 
 /** Asserts `action` throws `errorClass` with the message for `problem`. */
@@ -57,15 +64,15 @@ describe('invitation and reset links', () => {
     assert.equal((await stat(join(dir, LINKS_FILE))).mode & 0o777, 0o600);
     const found = links.find('invitation', made.secret);
     assert.deepEqual(
-      { id: found.id, username: found.username, level: found.level, groups: found.groups, expiresAt: found.expiresAt, createdBy: found.createdBy },
-      { id: made.id, username: 'newcomer', level: 'USER', groups: ['media'], expiresAt: START + 7 * DAY, createdBy: 'admin' },
+      { id: found.id, username: found.username, level: found.level, groups: found.groups, expiresAt: found.expiresAt, createdBy: found.createdBy, maker: found.maker },
+      { id: made.id, username: 'newcomer', level: 'USER', groups: ['media'], expiresAt: START + 7 * DAY, createdBy: 'admin', maker: { sub: ADMIN.sub, sessionKey: ADMIN.sessionKey } },
     );
     assert.equal((await open()).find('invitation', made.secret).id, made.id);
   });
 
   it('says "unknown" for a secret it never made, a malformed one, and a reset link\'s secret used to join', async () => {
     const { links } = await setUp();
-    const reset = await links.makeResetLink({ username: 'alice', sessionKey: newSessionKey(), createdBy: 'admin' });
+    const reset = await links.makeResetLink({ username: 'alice', sessionKey: newSessionKey(), createdBy: ADMIN });
     for (const secret of [randomBytes(32).toString('base64url'), '', 'short', `${reset.secret}x`, 'a'.repeat(10_000)]) {
       assertRefused(() => links.find('invitation', secret), InvitationInvalid, 'unknown');
     }
@@ -81,16 +88,15 @@ describe('invitation and reset links', () => {
     assert.equal(links.find('invitation', made.secret).id, made.id);
     clock.seconds = START + DAY;
     assertRefused(() => links.find('invitation', made.secret), InvitationInvalid, 'expired');
-    assert.deepEqual(links.openInvitations(), []);
+    assert.deepEqual(openInvitations(links), []);
   });
 
   it('says "withdrawn" after a withdrawal, durably, and withdraws only once', async () => {
     const { links, open } = await setUp();
     const made = await invite(links);
-    assert.equal(await links.withdraw('invitation', made.id), true);
+    assert.equal(await links.withdraw(made.id), true);
     assertRefused(() => links.find('invitation', made.secret), InvitationInvalid, 'withdrawn');
-    assert.equal(await links.withdraw('invitation', made.id), false);
-    assert.equal(await links.withdraw('reset', made.id), false);
+    assert.equal(await links.withdraw(made.id), false);
     const reopened = await open();
     assertRefused(() => reopened.find('invitation', made.secret), InvitationInvalid, 'withdrawn');
   });
@@ -142,23 +148,23 @@ describe('invitation and reset links', () => {
     const made = [];
     for (let index = 0; index < MAX_OPEN_LINKS; index++) made.push(await invite(links, { days: index === 0 ? 1 : 7 }));
     await assert.rejects(invite(links), TooManyInvitations);
-    assert.equal(links.openInvitations().length, MAX_OPEN_LINKS);
-    await links.withdraw('invitation', made[1]?.id ?? '');
+    assert.equal(openInvitations(links).length, MAX_OPEN_LINKS);
+    await links.withdraw(made[1]?.id ?? '');
     await invite(links);
     await assert.rejects(invite(links), TooManyInvitations);
     clock.seconds = START + DAY;
     await invite(links);
     // Reset links are counted apart.
-    await links.makeResetLink({ username: 'alice', sessionKey: newSessionKey(), createdBy: 'admin' });
+    await links.makeResetLink({ username: 'alice', sessionKey: newSessionKey(), createdBy: ADMIN });
   });
 
   it('gives a reset link 24 hours, and a new one for the same account withdraws the earlier', async () => {
     const { links, clock } = await setUp();
     const sessionKey = newSessionKey();
-    const first = await links.makeResetLink({ username: 'alice', sessionKey, createdBy: 'admin' });
-    const other = await links.makeResetLink({ username: 'bob', sessionKey: newSessionKey(), createdBy: 'admin' });
+    const first = await links.makeResetLink({ username: 'alice', sessionKey, createdBy: ADMIN });
+    const other = await links.makeResetLink({ username: 'bob', sessionKey: newSessionKey(), createdBy: ADMIN });
     assert.equal(first.expiresAt, START + RESET_LINK_SECONDS);
-    const second = await links.makeResetLink({ username: 'alice', sessionKey, createdBy: 'admin' });
+    const second = await links.makeResetLink({ username: 'alice', sessionKey, createdBy: ADMIN });
     assertRefused(() => links.find('reset', first.secret), ResetLinkInvalid, 'withdrawn');
     assert.equal(links.find('reset', second.secret).username, 'alice');
     assert.equal(links.find('reset', other.secret).username, 'bob');
@@ -169,9 +175,47 @@ describe('invitation and reset links', () => {
   it(`holds at most ${MAX_OPEN_LINKS} open reset links`, async () => {
     const { links } = await setUp();
     for (let index = 0; index < MAX_OPEN_LINKS; index++) {
-      await links.makeResetLink({ username: `user${index}`, sessionKey: newSessionKey(), createdBy: 'admin' });
+      await links.makeResetLink({ username: `user${index}`, sessionKey: newSessionKey(), createdBy: ADMIN });
     }
-    await assert.rejects(links.makeResetLink({ username: 'one-more', sessionKey: newSessionKey(), createdBy: 'admin' }), TooManyResetLinks);
+    await assert.rejects(links.makeResetLink({ username: 'one-more', sessionKey: newSessionKey(), createdBy: ADMIN }), TooManyResetLinks);
+  });
+
+  it('lists reset links beside invitations, oldest first, and withdraws either by its id', async () => {
+    const { links } = await setUp();
+    const invitation = await invite(links);
+    const reset = await links.makeResetLink({ username: 'alice', sessionKey: newSessionKey(), createdBy: ADMIN });
+    assert.deepEqual(links.openLinks().map((link) => [link.id, link.kind]), [[invitation.id, 'invitation'], [reset.id, 'reset']]);
+    assert.equal(await links.withdraw(reset.id), true);
+    assertRefused(() => links.find('reset', reset.secret), ResetLinkInvalid, 'withdrawn');
+    assert.deepEqual(links.openLinks().map((link) => link.id), [invitation.id]);
+  });
+
+  it('withdraws, for good, a link that no longer stands: refused, not listed, not withdrawn again, marked at the next link made', async () => {
+    const { links, fallen, open } = await setUp();
+    const invitation = await invite(links);
+    const reset = await links.makeResetLink({ username: 'alice', sessionKey: newSessionKey(), createdBy: ADMIN });
+    const link = links.find('invitation', invitation.secret);
+    fallen.add(invitation.id);
+    fallen.add(reset.id);
+    assertRefused(() => links.find('invitation', invitation.secret), InvitationInvalid, 'withdrawn');
+    assertRefused(() => links.find('reset', reset.secret), ResetLinkInvalid, 'withdrawn');
+    await assert.rejects(links.claim(link), (error: unknown) => error instanceof InvitationInvalid && error.message === new InvitationInvalid('withdrawn').message);
+    assert.deepEqual(links.openLinks(), []);
+    assert.equal(await links.withdraw(invitation.id), false);
+    await invite(links);
+    fallen.clear();
+    const reopened = await open();
+    assertRefused(() => reopened.find('invitation', invitation.secret), InvitationInvalid, 'withdrawn');
+    assertRefused(() => reopened.find('reset', reset.secret), ResetLinkInvalid, 'withdrawn');
+  });
+
+  it('refuses a stored link that names a maker\'s account without its name', () => {
+    const link = {
+      kind: 'invitation', id: 'a'.repeat(16), digest: 'b'.repeat(43), createdAt: START, expiresAt: START + DAY, level: 'USER',
+      maker: { sub: ADMIN.sub, sessionKey: ADMIN.sessionKey },
+    };
+    assert.equal(checkLinksDocument({ format: 1, links: [link] }, '').ok, false);
+    assert.equal(checkLinksDocument({ format: 1, links: [{ ...link, createdBy: 'admin' }] }, '').ok, true);
   });
 
   it('forgets a link no longer open once its retention after expiry has passed: then it is "unknown"', async () => {
