@@ -3,7 +3,7 @@ import { isAdministrator } from '../validate/level.js';
 import type { LinkStanding } from './link-file.js';
 
 /**
- * How links stand with the accounts `users` holds now (docs/contract/links-and-sessions.md "links and
+ * How links stand with the accounts `users` holds now (docs/contract/links-and-sessions.md "Links and
  * their maker"). A link made by an administrator stands while the account it names by `sub` is an
  * administrator under the session key it had then: demoted, renamed or deleted, it has another key
  * (or none), and since keys are random and never made twice, its links stay withdrawn if it is promoted

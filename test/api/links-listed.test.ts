@@ -1,4 +1,4 @@
-// Reset links are listed and withdrawn like invitations (docs/contract/links-and-sessions.md "links
+// Reset links are listed and withdrawn like invitations (docs/contract/links-and-sessions.md "Links
 // and their maker"): POST /api/auth/users/{name}/reset-link answers its id, GET /api/auth/invites lists
 // open reset links beside invitations (`kind`), and DELETE /api/auth/invites/{id} withdraws either.
 // A data directory from before links named their maker by account holds links named by their maker's

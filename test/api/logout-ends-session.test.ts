@@ -1,4 +1,4 @@
-// Signing out ends the session (docs/contract/links-and-sessions.md "signing out"): a browser's sign-
+// Signing out ends the session (docs/contract/links-and-sessions.md "Signing out"): a browser's sign-
 // out ends that session's record with or without --revoke-on-logout, so the sessions list stops
 // showing a signed-out browser as alive, its cookie and `?token=` copies are refused, and what apps
 // got through it ends. GET /api/auth/logout is a Flood endpoint: Flood's own test suite logs out with

@@ -1,5 +1,5 @@
 // An invitation or reset link speaks for the administrator who made it, tied to that account by its
-// stable id, never its name (docs/contract/links-and-sessions.md "links and their maker"): once that
+// stable id, never its name (docs/contract/links-and-sessions.md "Links and their maker"): once that
 // account is demoted, deleted or renamed, its open links are withdrawn for good, and stay withdrawn
 // when the account is promoted again or an account of its name is made again. Otherwise a stolen
 // administrator's session leaves behind, after the account is taken back, an invitation that makes a

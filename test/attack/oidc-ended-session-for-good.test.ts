@@ -1,4 +1,4 @@
-// What a session ended stays ended (docs/contract/links-and-sessions.md "what ends with a session"):
+// What a session ended stays ended (docs/contract/links-and-sessions.md "What ends with a session"):
 // a refresh token an app got through a session must not come back once that session's cookie would
 // have expired on its own, nor after a restart. A thief with a stolen cookie gets a refresh token
 // through a public app; the owner ends that session; a week later the token must still be refused.

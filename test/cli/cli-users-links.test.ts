@@ -1,6 +1,6 @@
 // `gatehouse users links` and `gatehouse users withdraw ID`: the open invitations and reset links of a
 // data directory a real service filled, listed and withdrawn offline as the users page does
-// (docs/contract/links-and-sessions.md "links and their maker"); then the service, started again, agrees.
+// (docs/contract/links-and-sessions.md "Links and their maker"); then the service, started again, agrees.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createUser } from '../helpers/api.js';
