@@ -16,8 +16,8 @@ import { SCOPES, type Scope } from './parameters.js';
 // other token of the family (a used one: it was stolen, or the app was) ends the whole family.
 // A grant names the account's session key when it was made: any change that ends the account's
 // sessions ends its grants too. A grant got through a session is removed when that session ends
-// (provider.ts, through endWhere, before the session's record goes), so it cannot come back once the session's cookie
-// would have expired. Durable: apps keep their refresh tokens across restarts.
+// (provider.ts, through endWhere, before the session's record goes), so it cannot come back once the
+// session's cookie would have expired. Durable: apps keep their refresh tokens across restarts.
 
 export const GRANTS_FILE = 'oidc-grants.json';
 const FORMAT = 1;

@@ -5,7 +5,7 @@
 // prompt=none keeps the redirect.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CLEARED_COOKIE, createUser, startPopulatedServer, updateUser, type TestUser } from '../helpers/api.js';
+import { assertTokenRefused, CLEARED_COOKIE, createUser, login as signIn, startPopulatedServer, updateUser, type TestUser } from '../helpers/api.js';
 import {
   authorizationRequest, callbackOf, discover, followAuthorization, pathOf, registerClient, signInThrough,
   type Discovery, type RegisteredClient,
@@ -77,12 +77,16 @@ describe('an app not open to the signed-in account', () => {
     assert.ok(rd.startsWith('oidc/authorize?'), rd);
     assert.deepEqual(new URLSearchParams(rd.slice(rd.indexOf('?') + 1)), new URL(url).searchParams);
     // A cross-site navigation to it signs nothing out (its own page asks); this one is same-origin.
+    // Signing out ends the session (docs/contract/links-and-sessions.md "Signing out"): a session of
+    // its own, so the other tests keep theirs.
+    const leaving = (await signIn(server, outsider.username, outsider.password)).cookieToken ?? '';
     const sameOrigin = await server.request({
-      path: `${signOut.pathname}${signOut.search}`, token: outsider.token,
+      path: `${signOut.pathname}${signOut.search}`, token: leaving,
       headers: { accept: 'text/html', 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' },
     });
     assert.equal(sameOrigin.status, 303);
     assert.deepEqual(sameOrigin.headers['set-cookie'], [CLEARED_COOKIE]);
+    await assertTokenRefused(server, leaving);
     const login = new URL(String(sameOrigin.headers.location), `${ISSUER}/logout`);
     assert.equal(login.pathname, '/login');
     assert.equal(login.searchParams.get('rd'), rd);
