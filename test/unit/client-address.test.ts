@@ -116,6 +116,21 @@ describe('createProxyTrust', () => {
         assert.equal(trust.isForwardedHttps(fakeRequest(socket, value === undefined ? {} : { 'x-forwarded-proto': value })), expected);
       });
     }
+
+    const hosts: ReadonlyArray<{ name: string; socket: string; value: string | undefined; expected: string | undefined }> = [
+      { name: 'from a trusted proxy', socket: '10.0.0.1', value: 'app.example.org', expected: 'app.example.org' },
+      { name: 'last in a list from a trusted proxy', socket: '10.0.0.1', value: 'localhost, app.example.org', expected: 'app.example.org' },
+      { name: 'absent from a trusted proxy (Host is the browser\'s)', socket: '10.0.0.1', value: undefined, expected: 'gatehouse:3000' },
+      // The proxy says it wrote a host and wrote none: Host is then the proxy's own, never the browser's.
+      { name: 'empty last from a trusted proxy', socket: '10.0.0.1', value: 'app.example.org,', expected: undefined },
+      { name: 'from an untrusted socket', socket: '203.0.113.5', value: 'app.example.org', expected: 'gatehouse:3000' },
+    ];
+    for (const { name, socket, value, expected } of hosts) {
+      it(`answers ${String(expected)} for X-Forwarded-Host ${name}`, () => {
+        const headers = { host: 'gatehouse:3000', ...(value === undefined ? {} : { 'x-forwarded-host': value }) };
+        assert.equal(trust.browserHost(fakeRequest(socket, headers)), expected);
+      });
+    }
   });
 
   it('trusts a single address given without a prefix, and only that one', () => {
