@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { checkScryptCost, DEFAULT_SCRYPT_COST, type ScryptCost } from './auth/password.js';
 import type { ThrottleSettings } from './auth/login-throttle.js';
 import { createProxyTrust } from './http/client-address.js';
+import { comparableHost } from './http/request-origin.js';
 import { LOG_FORMATS, LOG_LEVELS } from './log/logger.js';
 import { isDnsName, normalizeHostName } from './validate/host-name.js';
 
@@ -18,6 +19,8 @@ export interface SettingSpec {
   readonly help: string;
   readonly fallback: string;
   readonly parse: Parse<unknown>;
+  /** The flag may be given more than once: its values are read as one comma-separated list. */
+  readonly isRepeatable?: boolean;
 }
 
 const integer = (min: number, max: number): Parse<number> => (text, name) => {
@@ -134,11 +137,36 @@ const publicUrl: Parse<string> = (text) => {
     url.search !== '' ||
     url.hash !== '' ||
     text.includes('?') ||
-    text.includes('#')
+    text.includes('#') ||
+    comparableHost(url.host) === undefined
   ) {
     throw new SettingInvalid(`--public-url must be an https URL such as https://auth.example.org (http only on localhost or 127.0.0.1), without query or fragment (got ${JSON.stringify(text)})`);
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+};
+
+/**
+ * Where a Flood web client is served with Gatehouse's API (docs/contract/own-origin.md): an http or
+ * https origin, nothing after it but `/`. Plain http is allowed: it names where the Flood endpoints
+ * answer, and Flood is often served so on a home network.
+ */
+const floodUrl: Parse<string> = (text, name) => {
+  const url = parsedUrlOrNull(text);
+  if (
+    url === null ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    url.pathname !== '/' ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    normalizeHostName(url.hostname) === undefined ||
+    /[?#]/.test(text) ||
+    !/^https?:\/\/[^/]+\/?$/i.test(text)
+  ) {
+    throw new SettingInvalid(`${name} takes origins such as https://flood.example.org (http or https, a host and port, no path) (got ${JSON.stringify(text)})`);
+  }
+  return url.origin;
 };
 
 /** An origin a browser sends: scheme, host and port only, as URL.origin writes it. */
@@ -193,6 +221,9 @@ const TABLE = {
   publicUrl: { flag: 'public-url', env: 'GATEHOUSE_PUBLIC_URL',
     parse: optional(publicUrl), fallback: '',
     help: "the external URL of Gatehouse's pages, base included (e.g. https://auth.example.org): the OpenID Connect issuer, and the passkey origin with --cookie-domain" },
+  floodUrls: { flag: 'flood-url', env: 'GATEHOUSE_FLOOD_URL',
+    parse: listOf(floodUrl), fallback: '', isRepeatable: true,
+    help: "an origin where a Flood web client is served with Gatehouse's API (e.g. https://flood.example.org): the seven Flood endpoints answer there in full; repeatable, or comma-separated" },
   passkeyOrigins: { flag: 'passkey-origins', env: 'GATEHOUSE_PASSKEY_ORIGINS',
     parse: listOf(passkeyOrigin), fallback: '',
     help: 'comma-separated origins besides --public-url where passkeys may be used (with --cookie-domain)' },

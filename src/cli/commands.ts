@@ -28,7 +28,9 @@ export function parseFlags(
 ): ParsedFlags {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = { help: { type: 'boolean' } };
   for (const spec of settings) {
-    if (spec.flag !== '') options[spec.flag] = { type: isSwitch(spec) ? 'boolean' : 'string' };
+    if (spec.flag !== '') {
+      options[spec.flag] = spec.isRepeatable === true ? { type: 'string', multiple: true } : { type: isSwitch(spec) ? 'boolean' : 'string' };
+    }
   }
   for (const [name, type] of Object.entries(extra)) {
     options[name] = type === 'strings' ? { type: 'string', multiple: true } : { type };
@@ -71,6 +73,8 @@ export function configFrom(values: ParsedValues, env: CliIo['env']): Config {
   try {
     return buildConfig((spec) => {
       const flag = spec.flag === '' ? undefined : values[spec.flag];
+      // A repeatable flag's values are one list, as its environment variable's commas make one.
+      if (Array.isArray(flag)) return flag.join(',');
       if (flag !== undefined) return typeof flag === 'string' ? flag : String(flag);
       return env[spec.env];
     });
@@ -83,7 +87,7 @@ export function configFrom(values: ParsedValues, env: CliIo['env']): Config {
 export function settingsHelp(settings: readonly SettingSpec[]): string {
   return settings
     .map((spec) => {
-      const name = spec.flag === '' ? `(env only)` : `--${spec.flag}${isSwitch(spec) ? '' : ' VALUE'}`;
+      const name = spec.flag === '' ? `(env only)` : `--${spec.flag}${isSwitch(spec) ? '' : spec.isRepeatable === true ? ' VALUE…' : ' VALUE'}`;
       return `  ${name.padEnd(30)} ${spec.help}\n  ${''.padEnd(30)} env ${spec.env}${spec.fallback === '' ? '' : `, default ${spec.fallback}`}`;
     })
     .join('\n');

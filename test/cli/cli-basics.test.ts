@@ -141,6 +141,18 @@ describe('gatehouse command line basics', { concurrency: 4 }, () => {
     assert.equal(config['authMethod'], 'default');
   });
 
+  it('serve --print-config reads --flood-url given twice as one list, and the flag wins over GATEHOUSE_FLOOD_URL', async () => {
+    const dataDir = await tempDir();
+    const result = await runCli(['serve', '--print-config', '--data-dir', dataDir, '--flood-url', 'https://flood.example.org', '--flood-url', 'http://192.168.1.5:3000/'], {
+      env: { GATEHOUSE_SECRET: CLI_SECRET, GATEHOUSE_FLOOD_URL: 'https://other.example.org' },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual((JSON.parse(result.stdout) as Record<string, unknown>)['floodUrls'], ['https://flood.example.org', 'http://192.168.1.5:3000']);
+    const refused = await runCli(['serve', '--print-config', '--data-dir', dataDir, '--flood-url', 'https://flood.example.org/flood'], { env: { GATEHOUSE_SECRET: CLI_SECRET } });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--flood-url/);
+  });
+
   it('serve --print-config redacts the secret: its value appears nowhere in the output', async () => {
     const dataDir = await tempDir();
     const result = await runCli(['serve', '--print-config', '--data-dir', dataDir], { env: { GATEHOUSE_SECRET: CLI_SECRET } });

@@ -298,6 +298,30 @@ describe('the public URL and passkey origins', () => {
   }
 });
 
+describe('the Flood origins (--flood-url)', () => {
+  it('has none by default', () => assert.deepEqual(configFrom().floodUrls, []));
+
+  it('reads a comma-separated list as URL.origin writes each: http or https, the default port dropped', () => {
+    const config = configFrom({ GATEHOUSE_FLOOD_URL: 'https://Flood.example.org/, http://192.168.1.5:3000,http://[::1]:80' });
+    assert.deepEqual(config.floodUrls, ['https://flood.example.org', 'http://192.168.1.5:3000', 'http://[::1]']);
+  });
+
+  for (const input of [
+    'flood.example.org', 'ftp://flood.example.org', 'https://flood.example.org/flood', 'https://flood.example.org/.',
+    'https://flood.example.org//', 'https://user@flood.example.org', 'https://flood.example.org/?a=1', 'https://flood.example.org?',
+    'https://flood.example.org#x', 'https://flood.example.org:99999', 'https://*.example.org', 'https://flood.example.org.',
+    'http:///flood.example.org', 'javascript:alert(1)',
+  ]) {
+    it(`refuses the Flood URL ${JSON.stringify(input)}`, () => {
+      assert.throws(() => configFrom({ GATEHOUSE_FLOOD_URL: input }), SettingInvalid);
+    });
+  }
+
+  it('refuses a public URL whose host no request could name', () => {
+    assert.throws(() => configFrom({ GATEHOUSE_PUBLIC_URL: 'https://*.example.org' }), SettingInvalid);
+  });
+});
+
 describe('fair hash queue settings', () => {
   it('default to 4 per client and 16 per network', () => {
     const config = configFrom();
