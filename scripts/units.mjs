@@ -23,7 +23,9 @@ export const UNITS = Object.freeze([
       'src/auth/access.ts', 'src/auth/judge.ts', 'src/auth/amr.ts', 'src/auth/session.ts', 'src/auth/session-key.ts',
       'src/auth/session-records.ts', 'src/auth/jwt.ts', 'src/auth/secret.ts', 'src/auth/password.ts',
       'src/auth/throttled-password.ts', 'src/auth/login-throttle.ts', 'src/auth/machine-tokens.ts',
-      'src/http/',
+      'src/http/body-policy.ts', 'src/http/body.ts', 'src/http/client-address.ts', 'src/http/cookies.ts',
+      'src/http/errors.ts', 'src/http/header-value.ts', 'src/http/host-header.ts', 'src/http/lingering-close.ts',
+      'src/http/network-key.ts', 'src/http/query.ts', 'src/http/respond.ts', 'src/http/router.ts', 'src/http/same-origin.ts',
       'src/routes/auth.ts', 'src/routes/account.ts', 'src/routes/forward.ts', 'src/routes/context.ts',
       'src/routes/session-cookie.ts', 'src/routes/redirect-target.ts', 'src/routes/login-page.ts',
       'src/routes/logout-page.ts', 'src/routes/forbidden-page.ts', 'src/routes/health.ts',
@@ -33,6 +35,11 @@ export const UNITS = Object.freeze([
       'src/validate/host-name.ts', 'src/validate/level.ts', 'src/validate/machine-token.ts', 'src/validate/utf8.ts',
       'src/validate/look-alike.ts', 'src/validate/profile.ts',
     ],
+  },
+  {
+    name: 'own origin',
+    holds: 'which origin a request was sent to: Gatehouse\'s own (--public-url\'s, else loopback), a Flood web client\'s, or an app\'s; the judge refuses the rows of accounts and administration elsewhere',
+    paths: ['src/http/request-origin.ts'],
   },
   {
     name: 'data directory',

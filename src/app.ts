@@ -13,6 +13,7 @@ import { parseQuery } from './http/query.js';
 import { sendPrepared, sendRawJson } from './http/respond.js';
 import { createRouter, type RouteMissing } from './http/router.js';
 import type { Logger } from './log/logger.js';
+import type { AccountPageElsewhere } from './pages/elsewhere.js';
 import type { RequestContext, Route } from './routes/context.js';
 
 export interface AppOptions {
@@ -27,6 +28,8 @@ export interface AppOptions {
   readonly logger: Logger;
   /** The body cap: also what a route that takes no body reads and drops at most. */
   readonly maxBodyBytes: number;
+  /** Answers a page under {base}/gatehouse/ refused on an app's origin (instead of the 403), or returns false. */
+  readonly accountPageElsewhere: AccountPageElsewhere;
   /** How a connection closed under a client still sending lingers; tests shorten it. */
   readonly lingerLimits?: LingerLimits;
 }
@@ -55,6 +58,7 @@ export function createApp(options: AppOptions) {
   };
 
   const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {
+    if (options.accountPageElsewhere(req, res, path, error)) return;
     const answer = toPublicError(error);
     if (answer.isLogged) logger.error('request failed', error, { method: req.method, path });
     if (res.headersSent) res.destroy();

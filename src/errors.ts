@@ -102,6 +102,11 @@ export class SecondFactorSessionRequired extends refusal('SECOND_FACTOR_SESSION_
 /** A change under /api/auth/ that another site started (docs/contract/access.md "Cross-site rule"): Fetch Metadata, else Origin. */
 export class CrossSiteRequest extends refusal('CROSS_SITE_REQUEST', 403,
   'This request came from another site; changes are only accepted from Gatehouse\'s own pages and API clients.') {}
+/** A `home` row asked on another origin (docs/contract/own-origin.md); the argument: the account page, when known. */
+export class NotGatehouseOrigin extends refusal<string | undefined>('NOT_GATEHOUSE_ORIGIN', 403,
+  (accountUrl) => accountUrl === undefined
+    ? 'Accounts and administration answer only on Gatehouse\'s own address, not on an app\'s: open Gatehouse on localhost, or set --public-url to its address.'
+    : `Accounts and administration answer only on Gatehouse's own address, not on an app's. Open ${accountUrl}`) {}
 /** Confirming TOTP set-up with a code the new authenticator did not show. */
 export class WrongCode extends refusal('WRONG_CODE', 403,
   'The code does not match; check the time on the device and try the next one.') {}
@@ -122,7 +127,7 @@ export class InvalidGroupFilter extends refusal('INVALID_GROUP_FILTER', 403,
  * rebinding"). The argument says how to create the administrator offline (a sentence ending in the command).
  */
 export class HostNotAllowed extends refusal<string>('HOST_NOT_ALLOWED', 403,
-  (offlineInstruction) => `The first administrator can only be registered through localhost, an IP address or a host name listed in --allowed-hosts (GATEHOUSE_ALLOWED_HOSTS). Or create it offline: ${offlineInstruction}`) {}
+  (offlineInstruction) => `The first administrator can only be registered through localhost, an IP address, --public-url's host or a host name listed in --allowed-hosts (GATEHOUSE_ALLOWED_HOSTS). Or create it offline: ${offlineInstruction}`) {}
 
 /**
  * An invitation's or reset link's secret that opens nothing

@@ -16,6 +16,7 @@ import { createMachineTokenVerifier } from './auth/machine-tokens.js';
 import { openTotpAccounts } from './auth/totp-start.js';
 import type { Config } from './config.js';
 import { createProxyTrust, isLoopbackHost } from './http/client-address.js';
+import { createOriginReader } from './http/request-origin.js';
 import type { Logger } from './log/logger.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
@@ -33,6 +34,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { openInvitations } from './invitations/unit.js';
 import { buildLoginPage } from './routes/login-page.js';
 import { buildAccountPage } from './pages/account.js';
+import { buildAccountPageElsewhere } from './pages/elsewhere.js';
 import { openProvider } from './oidc/provider.js';
 import { guardWrites, openDataDir } from './store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from './store/file-system.js';
@@ -125,6 +127,7 @@ export async function startServer(config: Config, options: ServerOptions) {
       proxyTrust,
       accountCount: () => store.size,
       publicHost: config.publicUrl === undefined ? undefined : new URL(config.publicUrl).host,
+      origins: createOriginReader({ publicUrl: config.publicUrl, floodUrls: config.floodUrls, proxyTrust }),
       isTwoFactorRequiredOfAdministrators: config.requireMfaForAdmins,
       passwords: { hasher, throttle, now },
       logger,
@@ -182,6 +185,7 @@ export async function startServer(config: Config, options: ServerOptions) {
       proxyTrust,
       logger,
       maxBodyBytes: config.maxBodyBytes,
+      accountPageElsewhere: buildAccountPageElsewhere({ publicUrl: config.publicUrl, baseUri: config.baseUri, sha256Base64 }),
     });
     const server = createServer(
       {

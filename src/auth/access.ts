@@ -41,6 +41,13 @@ export type CrossSiteRule = 'allowed' | 'refused' | 'page';
  */
 export type BodyRule = 'none' | 'flood' | 'json' | 'form';
 
+/**
+ * Where the row answers (docs/contract/own-origin.md), judged first: `any` origin, or `home` (else 403
+ * NOT_GATEHOUSE_ORIGIN); there a Flood endpoint (body `flood`) also answers on a --flood-url origin, and
+ * `first-or-administrator` anywhere while no account exists (a fresh install is set up where it is reached).
+ */
+export type OriginRule = 'any' | 'home';
+
 export interface AccessRow {
   readonly method: string;
   /** Under {base}, but for /healthz at the root. */
@@ -57,13 +64,17 @@ export interface AccessRow {
   readonly adminTwoFactor: boolean;
   readonly crossSite: CrossSiteRule;
   readonly body: BodyRule;
+  readonly origin: OriginRule;
 }
 
 type Defaults = Omit<AccessRow, 'method' | 'path'>;
+// Every row answers only on Gatehouse's own origin unless it says `any`.
 const ANYONE: Defaults = {
   caller: 'anyone', urlToken: false, machineToken: false, factors: 'one', password: false,
-  adminTwoFactor: false, crossSite: 'allowed', body: 'none',
+  adminTwoFactor: false, crossSite: 'allowed', body: 'none', origin: 'home',
 };
+// On every origin: the sign-in surface, and what carries no power over an account.
+const ANY_ORIGIN = { origin: 'any' } as const;
 // A session cookie of the account (never ?token=), taking access away or reading: any factor.
 const ACCOUNT: Defaults = { ...ANYONE, caller: 'account', crossSite: 'refused', body: 'json' };
 // Adding, changing or removing a way in: the cookie, the current password, and two factors once enrolled.
@@ -79,12 +90,12 @@ const row = (method: string, path: string, defaults: Defaults, changes: Partial<
 /** The table. Keys are permanent names; SECURITY.md lists the rows in this order. */
 export const ACCESS = Object.freeze({
   // The seven Flood endpoints (docs/contract/flood-api.md "The seven endpoints", "Authentication").
-  signIn: row('POST', '/api/auth/authenticate', FLOOD, { urlToken: false, crossSite: 'refused' }),
+  signIn: row('POST', '/api/auth/authenticate', FLOOD, { ...ANY_ORIGIN, urlToken: false, crossSite: 'refused' }),
   register: row('POST', '/api/auth/register', FLOOD, {
     caller: 'first-or-administrator', adminTwoFactor: true, crossSite: 'refused',
   }),
-  verify: row('GET', '/api/auth/verify', FLOOD, { caller: 'optional', adminTwoFactor: true }),
-  logout: row('GET', '/api/auth/logout', FLOOD, { caller: 'account', crossSite: 'refused' }),
+  verify: row('GET', '/api/auth/verify', FLOOD, { ...ANY_ORIGIN, caller: 'optional', adminTwoFactor: true }),
+  logout: row('GET', '/api/auth/logout', FLOOD, { ...ANY_ORIGIN, caller: 'account', crossSite: 'refused' }),
   listUsers: row('GET', '/api/auth/users', FLOOD, { caller: 'administrator', adminTwoFactor: true }),
   updateUser: row('PATCH', '/api/auth/users/:username', FLOOD, {
     caller: 'administrator', adminTwoFactor: true, crossSite: 'refused',
@@ -137,24 +148,24 @@ export const ACCESS = Object.freeze({
   reset: row('POST', '/api/auth/reset', ANYONE, { crossSite: 'refused', body: 'json' }),
 
   // Signing in with a passkey.
-  passkeySignInOptions: row('POST', '/api/auth/passkey/options', ANYONE, { crossSite: 'refused', body: 'json' }),
-  passkeySignIn: row('POST', '/api/auth/passkey', ANYONE, { crossSite: 'refused', body: 'json' }),
+  passkeySignInOptions: row('POST', '/api/auth/passkey/options', ANYONE, { ...ANY_ORIGIN, crossSite: 'refused', body: 'json' }),
+  passkeySignIn: row('POST', '/api/auth/passkey', ANYONE, { ...ANY_ORIGIN, crossSite: 'refused', body: 'json' }),
 
   // The gate, and what the doctor reads behind it: they change nothing and see the apps' own requests.
   forward: row('*', '/api/auth/forward', ANYONE, {
-    caller: 'gate', urlToken: true, machineToken: true, factors: 'asked', adminTwoFactor: true,
+    ...ANY_ORIGIN, caller: 'gate', urlToken: true, machineToken: true, factors: 'asked', adminTwoFactor: true,
   }),
-  probe: row('GET', '/api/auth/probe', ANYONE),
-  health: row('GET', '/healthz', ANYONE),
+  probe: row('GET', '/api/auth/probe', ANYONE, ANY_ORIGIN),
+  health: row('GET', '/healthz', ANYONE, ANY_ORIGIN),
 
   // Pages: the same bytes for everyone; what they show comes from the API calls above.
-  signInPage: row('GET', '/login', PAGE),
+  signInPage: row('GET', '/login', PAGE, ANY_ORIGIN),
   accountPage: row('GET', '/gatehouse/account', PAGE),
   usersPage: row('GET', '/gatehouse/users', PAGE),
   joinPage: row('GET', '/gatehouse/join', PAGE),
   resetPage: row('GET', '/gatehouse/reset', PAGE),
   // Signs out a same-origin navigation; a cross-site or same-site one gets a page with a button.
-  signOutPage: row('GET', '/logout', PAGE, { caller: 'optional', crossSite: 'page' }),
+  signOutPage: row('GET', '/logout', PAGE, { ...ANY_ORIGIN, caller: 'optional', crossSite: 'page' }),
 
   // OpenID Connect (docs/contract/oidc.md), only with --public-url. Apps reach these
   // cross-site by design: authorize reads the session cookie (never ?token=) and decides itself what
@@ -186,9 +197,9 @@ export const ACCESS = Object.freeze({
   updateProfile: row('PATCH', '/api/auth/account', ACCOUNT),
 
   // With `--auth none` (docs/contract/flood-api.md "authMethod none"): the built-in administrator, for the authenticating proxy only.
-  proxySignIn: row('POST', '/api/auth/authenticate', FLOOD, { caller: 'proxy', urlToken: false, crossSite: 'refused' }),
-  proxyVerify: row('GET', '/api/auth/verify', FLOOD, { caller: 'proxy', urlToken: false }),
-  proxyLogout: row('GET', '/api/auth/logout', FLOOD, { caller: 'proxy', urlToken: false, crossSite: 'refused' }),
+  proxySignIn: row('POST', '/api/auth/authenticate', FLOOD, { ...ANY_ORIGIN, caller: 'proxy', urlToken: false, crossSite: 'refused' }),
+  proxyVerify: row('GET', '/api/auth/verify', FLOOD, { ...ANY_ORIGIN, caller: 'proxy', urlToken: false }),
+  proxyLogout: row('GET', '/api/auth/logout', FLOOD, { ...ANY_ORIGIN, caller: 'proxy', urlToken: false, crossSite: 'refused' }),
 } satisfies Record<string, AccessRow>);
 
 export type Action = keyof typeof ACCESS;

@@ -1,10 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import {
-  AuthRequired, CrossSiteRequest, NotAdministrator, ProxyRequired, SecondFactorSessionRequired, UnsupportedMediaType,
-  WrongPassword,
+  AuthRequired, CrossSiteRequest, NotAdministrator, NotGatehouseOrigin, ProxyRequired, SecondFactorSessionRequired,
+  UnsupportedMediaType, WrongPassword,
 } from '../errors.js';
 import { announcesBody, isJsonContentType } from '../http/body.js';
 import type { ProxyTrust } from '../http/client-address.js';
+import type { OriginReader } from '../http/request-origin.js';
 import { isCrossSiteRequest } from '../http/same-origin.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
@@ -67,10 +68,10 @@ export type Judge = ReturnType<typeof createJudge>;
 
 /**
  * The one judge of who may do what (auth/access.ts). `admit` runs before every handler, in this
- * order: where the request came from, the credential the row counts, the administrators' two-factor
- * setting, the level, the factors, the body's type; the password, which needs the body, comes last
- * through Admission.confirmPassword. `gate` judges the forward endpoint's caller against what the
- * forward URL asks.
+ * order: the origin the request was sent to, where it came from, the credential the row counts, the
+ * administrators' two-factor setting, the level, the factors, the body's type; the password, which
+ * needs the body, comes last through Admission.confirmPassword. `gate` judges the forward endpoint's
+ * caller against what the forward URL asks.
  */
 export function createJudge(deps: {
   readonly session: SessionChecker;
@@ -80,12 +81,23 @@ export function createJudge(deps: {
   readonly accountCount: () => number;
   /** `--public-url`'s host, when set: the host a same-origin request was sent to. */
   readonly publicHost: string | undefined;
+  /** Which origin a request was sent to: Gatehouse's own, a Flood web client's, or an app's. */
+  readonly origins: OriginReader;
   /** `--require-mfa-for-admins`. */
   readonly isTwoFactorRequiredOfAdministrators: boolean;
   readonly passwords: PasswordChecks;
   readonly logger: Logger;
 }) {
-  const { session, proxyTrust } = deps;
+  const { session, proxyTrust, origins } = deps;
+  const NOT_GATEHOUSE_ORIGIN = Object.freeze(new NotGatehouseOrigin(origins.homeUrl && `${origins.homeUrl}/gatehouse/account`));
+
+  /** Where a `home` row answers (access.ts OriginRule): home; a Flood origin too for the Flood endpoints; anywhere before the first account. */
+  const isAnsweredHere = (row: AccessRow, req: IncomingMessage): boolean => {
+    const kind = origins.kindOf(req);
+    return kind === 'home' ||
+      (kind === 'flood' && row.body === 'flood') ||
+      (row.caller === 'first-or-administrator' && deps.accountCount() === 0);
+  };
   const requestHost = (req: IncomingMessage): string | undefined => deps.publicHost ?? proxyTrust.browserHost(req);
 
   /** Counts as no session: an administrator's session without two factors, where the setting applies. */
@@ -115,6 +127,8 @@ export function createJudge(deps: {
   };
 
   const admit = (row: AccessRow, req: IncomingMessage, credentials: Credentials, address: string): Admission => {
+    // First, before the credential: the refusal says nothing of the session. `any` rows pay one comparison.
+    if (row.origin === 'home' && !isAnsweredHere(row, req)) throw NOT_GATEHOUSE_ORIGIN;
     const isCrossSite = row.crossSite !== 'allowed' && isCrossSiteRequest(req.headers, requestHost(req));
     if (isCrossSite && row.crossSite === 'refused') throw CROSS_SITE_REQUEST;
     if (row.caller === 'proxy' && !proxyTrust.isTrustedPeer(req)) throw PROXY_REQUIRED;

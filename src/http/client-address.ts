@@ -94,10 +94,7 @@ export function createProxyTrust(entries: readonly string[]) {
     },
     /** True when a trusted proxy says the client used HTTPS. */
     isForwardedHttps: (req: IncomingMessage) => lastFromProxy(req, 'x-forwarded-proto').toLowerCase() === 'https',
-    /**
-     * The host the browser used: the last X-Forwarded-Host value when a trusted proxy sent one (an
-     * empty last value names none: `Host` is then the proxy's own), else `Host`.
-     */
+    /** The host the browser used: a trusted proxy's last X-Forwarded-Host (an empty one names none), else `Host`. */
     browserHost(req: IncomingMessage): string | undefined {
       if (req.headers['x-forwarded-host'] === undefined || !isProxy(socketAddress(req))) return req.headers.host;
       const host = lastFromProxy(req, 'x-forwarded-host');

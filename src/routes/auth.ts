@@ -87,7 +87,10 @@ function authApiOf(deps: AuthRouteDeps) {
     registerBody: registerBodyChecker(minPasswordLength),
     updateBody: updateBodyChecker(minPasswordLength),
     createUserBody: createUserBodyChecker(minPasswordLength),
-    isFirstRegistrationHost: createFirstRegistrationHostCheck(deps.config.allowedHosts),
+    // --public-url's host is the operator's own name: no rebinding page can send it.
+    isFirstRegistrationHost: createFirstRegistrationHostCheck([
+      ...deps.config.allowedHosts, ...(deps.config.publicUrl === undefined ? [] : [new URL(deps.config.publicUrl).hostname]),
+    ]),
     unauthenticatedVerify: prepareAnswer(401, JSON.stringify({ configs })),
     // Stored users are immutable and replaced on change, so a verify answer can hang off the record.
     verifyAnswers: new WeakMap<StoredUser, PreparedAnswer>(),

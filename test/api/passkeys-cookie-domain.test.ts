@@ -55,8 +55,13 @@ describe('passkeys with a cookie domain, --public-url and --passkey-origins', ()
   it('refuses a registration made on another sub-domain', async () => {
     const user = await createUser(server, root.token, { level: 5 });
     const authenticator = newAuthenticator({ origin: 'https://evil.example.org' });
-    const added = await addPasskey(server, user.token, user.password, authenticator, { headers: viaProxy('evil.example.org') });
+    const added = await addPasskey(server, user.token, user.password, authenticator, { headers: viaProxy('auth.example.org') });
     assertError(added, 400, 'PASSKEY_INVALID');
+    // Sent to that sub-domain, it is not Gatehouse's own origin: refused before the ceremony begins.
+    for (const path of ['/api/auth/account/passkeys/options', '/api/auth/account/passkeys']) {
+      const there = await server.request({ method: 'POST', path, token: user.token, headers: viaProxy('evil.example.org'), body: { password: user.password } });
+      assertError(there, 403, 'NOT_GATEHOUSE_ORIGIN');
+    }
   });
 
   it('accepts an origin listed in --passkey-origins, whatever Host the request names', async () => {
@@ -96,7 +101,8 @@ describe('passkeys with a cookie domain and neither --public-url nor --passkey-o
     }
     const credential = newAuthenticator({ origin: 'https://auth.example.org' }).get({ challenge: Buffer.alloc(32, 1).toString('base64url'), rpId: 'example.org' });
     assertError(await server.request({ method: 'POST', path: '/api/auth/passkey', headers: { host: 'auth.example.org' }, body: { credential } }), 404, 'PASSKEYS_OFF');
-    assertError(await server.request({ method: 'POST', path: '/api/auth/account/passkeys/options', token: root.token, headers, body: {} }), 404, 'PASSKEYS_OFF');
+    // The account's own ceremony on Gatehouse's own origin: localhost, without --public-url.
+    assertError(await server.request({ method: 'POST', path: '/api/auth/account/passkeys/options', token: root.token, headers: { host: 'localhost' }, body: {} }), 404, 'PASSKEYS_OFF');
   });
 
   it('does not offer passkeys on the sign-in page or the account page', async () => {

@@ -61,14 +61,23 @@ describe('attack: DNS rebinding against the first registration', () => {
       assertError(await server.request({ method: 'POST', path: '/api/auth/register', body: { nonsense: true }, headers: { host: 'evil.example' } }), 403, 'HOST_NOT_ALLOWED');
     }));
 
-  it('does not consult Host once users exist: an administrator registers through any name', () =>
+  it('once users exist, judges Host as Gatehouse\'s own origin: an administrator registers there and on a Flood origin only', () =>
     withServer(async (server) => {
       const adminToken = await registerUser(server, 'rebind-admin', { level: 10 });
       const res = await register(server, body('second'), { token: adminToken, query: '?cookie=false' });
       assert.equal(res.status, 200);
       const viaName = await server.request({ method: 'POST', path: '/api/auth/register?cookie=false', body: body('third'), token: adminToken, headers: { host: 'gatehouse.lan:3000' } });
-      assert.equal(viaName.status, 200, viaName.text);
-      // Without credentials it is the usual 401, whatever the Host.
-      assertError(await registerWithHost(server, 'evil.example'), 401, 'AUTH_REQUIRED');
-    }));
+      assertError(viaName, 403, 'NOT_GATEHOUSE_ORIGIN');
+      const viaFlood = await server.request({ method: 'POST', path: '/api/auth/register?cookie=false', body: body('fourth'), token: adminToken, headers: { host: 'flood.lan:3000' } });
+      assert.equal(viaFlood.status, 200, viaFlood.text);
+      // Without credentials: 401 at home, and elsewhere the origin's refusal, which says nothing of the session.
+      assertError(await server.request({ method: 'POST', path: '/api/auth/register', body: body('fifth') }), 401, 'AUTH_REQUIRED');
+      assertError(await registerWithHost(server, 'evil.example'), 403, 'NOT_GATEHOUSE_ORIGIN');
+    }, { GATEHOUSE_FLOOD_URL: 'http://flood.lan:3000' }));
+
+  it('accepts the first registration through --public-url\'s host, which no rebinding page can send', () =>
+    withServer(async (server) => {
+      const res = await registerWithHost(server, 'auth.example.org');
+      assert.equal(res.status, 200, res.text);
+    }, { GATEHOUSE_PUBLIC_URL: 'https://auth.example.org' }));
 });

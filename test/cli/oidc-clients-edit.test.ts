@@ -13,7 +13,9 @@ const ISSUER = 'https://auth.example.org';
 const REDIRECT = 'https://grafana.example.org/login/generic_oauth';
 const OTHER = 'https://grafana.example.org/other';
 const BYE = 'https://grafana.example.org/bye';
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+// The service's endpoints answer on its own origin, the issuer's: a request there carries its host.
+const HOME = Object.freeze({ host: 'auth.example.org' });
+const FORM = { ...HOME, 'content-type': 'application/x-www-form-urlencoded' };
 
 function assertOk(result: RunResult, what: string): void {
   assert.equal(result.code, 0, `${what} should exit 0\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
@@ -95,14 +97,14 @@ describe('gatehouse clients edit', () => {
     let refreshToken = '';
     const first = await serve();
     try {
-      const made = await httpCall(first.port, { method: 'POST', path: '/api/auth/register', body: { username: 'root', password: 'root-password-7k', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
+      const made = await httpCall(first.port, { method: 'POST', path: '/api/auth/register', headers: HOME, body: { username: 'root', password: 'root-password-7k', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
       const session = made.cookieToken ?? '';
       const verifier = randomBytes(32).toString('base64url');
       const query = new URLSearchParams({
         response_type: 'code', client_id: client.clientId, redirect_uri: REDIRECT, scope: 'openid offline_access',
         code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
       });
-      const authorized = await httpCall(first.port, { path: `/oidc/authorize?${query.toString()}`, token: session });
+      const authorized = await httpCall(first.port, { path: `/oidc/authorize?${query.toString()}`, headers: HOME, token: session });
       const code = new URL(String(authorized.headers.location)).searchParams.get('code') ?? '';
       const tokens = await httpCall(first.port, {
         method: 'POST', path: '/oidc/token', headers: { ...FORM, authorization: basic },

@@ -9,6 +9,8 @@ import { assertBuilt, httpCall, killAllChildren, removeTempDirs, runCli, startSe
 
 const ISSUER = 'https://auth.example.org';
 const REDIRECT = 'https://grafana.example.org/login/generic_oauth';
+// The service's endpoints answer on its own origin, the issuer's: a request there carries its host.
+const HOME = Object.freeze({ host: 'auth.example.org' });
 
 function assertOk(result: RunResult, what: string): void {
   assert.equal(result.code, 0, `${what} should exit 0\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
@@ -18,7 +20,7 @@ function assertOk(result: RunResult, what: string): void {
 async function clientVerdict(port: number, clientId: string, secret: string): Promise<string> {
   const response = await httpCall(port, {
     method: 'POST', path: '/oidc/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+    headers: { ...HOME, 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
     body: `grant_type=authorization_code&code=${'c'.repeat(43)}&redirect_uri=${encodeURIComponent(REDIRECT)}`,
   });
   return String((response.json as { error?: unknown }).error);
@@ -101,7 +103,7 @@ describe('gatehouse clients and keys', () => {
     const first = await serve();
     let before: string[];
     try {
-      before = ((await httpCall(first.port, { path: '/oidc/jwks' })).json as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+      before = ((await httpCall(first.port, { path: '/oidc/jwks', headers: HOME })).json as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
     } finally {
       await first.stop();
     }
@@ -110,7 +112,7 @@ describe('gatehouse clients and keys', () => {
     for (const kid of before) assert.ok(rotated.stdout.includes(kid), `${kid} not named as retired`);
     const second = await serve();
     try {
-      const after = ((await httpCall(second.port, { path: '/oidc/jwks' })).json as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
+      const after = ((await httpCall(second.port, { path: '/oidc/jwks', headers: HOME })).json as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid);
       assert.equal(after.length, 4);
       assert.deepEqual(after.slice(2), before);
       assert.equal(before.includes(after[0] ?? ''), false);

@@ -21,16 +21,23 @@ const BODY: Readonly<Record<AccessRow['body'], string>> = {
 };
 const yes = (value: boolean): string => (value ? 'yes' : '—');
 
+/** Where the row answers (judged first): every origin, or Gatehouse's own, and for the Flood endpoints a Flood origin too. */
+function originOf(row: AccessRow): string {
+  if (row.origin === 'any') return 'any';
+  const where = row.body === 'flood' ? 'home, Flood' : 'home';
+  return row.caller === 'first-or-administrator' ? `${where}; any while no account exists` : where;
+}
+
 /** The table as SECURITY.md prints it. */
 export function renderedTable(): string {
   const lines = [
-    '| action | request | who | `?token=` | machine token | factors | current password | `--require-mfa-for-admins` | from another site | body |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| action | request | origin | who | `?token=` | machine token | factors | current password | `--require-mfa-for-admins` | from another site | body |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const action of ACTIONS) {
     const row: AccessRow = ACCESS[action];
     const request = row.path === '/healthz' ? `${row.method} ${row.path}` : `${row.method} {base}${row.path}`;
-    lines.push(`| \`${action}\` | \`${request}\` | ${WHO[row.caller]} | ${yes(row.urlToken)} | ${yes(row.machineToken)} | ${FACTORS[row.factors]} | ${yes(row.password)} | ${row.adminTwoFactor ? 'applies' : '—'} | ${row.crossSite} | ${BODY[row.body]} |`);
+    lines.push(`| \`${action}\` | \`${request}\` | ${originOf(row)} | ${WHO[row.caller]} | ${yes(row.urlToken)} | ${yes(row.machineToken)} | ${FACTORS[row.factors]} | ${yes(row.password)} | ${row.adminTwoFactor ? 'applies' : '—'} | ${row.crossSite} | ${BODY[row.body]} |`);
   }
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 import { createJudge, type Judge } from '../../src/auth/judge.js';
 import { createProxyTrust } from '../../src/http/client-address.js';
+import { createOriginReader } from '../../src/http/request-origin.js';
 import { createLogger } from '../../src/log/logger.js';
 
 /**
@@ -15,8 +16,14 @@ export function judgeWithoutAccounts(): Judge {
     proxyTrust: createProxyTrust([]),
     accountCount: () => 0,
     publicHost: undefined,
+    origins: createOriginReader({ publicUrl: undefined, floodUrls: [], proxyTrust: createProxyTrust([]) }),
     isTwoFactorRequiredOfAdministrators: false,
     passwords: undefined as never,
     logger: createLogger({ level: 'silent', format: 'json', stdout: sink, stderr: sink }),
   });
+}
+
+/** For an app whose routes hold no account page: no refusal is ever answered as one. */
+export function noAccountPages(): false {
+  return false;
 }

@@ -51,7 +51,8 @@ export interface TestResponse {
 
 /**
  * Starts the real server on 127.0.0.1, port 0, a fresh temp data directory, a fixed secret,
- * a cheap scrypt cost and a clock the test moves. `settings` are GATEHOUSE_* values.
+ * a cheap scrypt cost and a clock the test moves. `settings` are GATEHOUSE_* values. With
+ * GATEHOUSE_PUBLIC_URL, `request` sends that URL's host as `Host` unless the test sends its own.
  */
 export async function startTestServer(settings: Record<string, string> = {}, options: { fileSystem?: StoreFileSystem; dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gatehouse-test-')));
@@ -85,6 +86,10 @@ export async function startTestServer(settings: Record<string, string> = {}, opt
     if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
+  // With --public-url, Gatehouse's own origin is that URL's alone (docs/contract/own-origin.md): a request
+  // carries its host, as a browser at that URL and a proxy in front send it, unless the test names another.
+  const publicUrl = values['GATEHOUSE_PUBLIC_URL'];
+  const homeHost = publicUrl === undefined || publicUrl === '' ? undefined : new URL(publicUrl).host;
   return {
     url: running.url,
     port: running.port,
@@ -95,7 +100,9 @@ export async function startTestServer(settings: Record<string, string> = {}, opt
       logger.flush();
       return logs;
     },
-    request: (requestOptions) => sendRequest(running.port, requestOptions),
+    request: (requestOptions) => sendRequest(running.port, homeHost === undefined
+      ? requestOptions
+      : { ...requestOptions, headers: { host: homeHost, ...requestOptions.headers } }),
     async close() {
       await running.close();
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });

@@ -36,6 +36,17 @@ describe('the access table', () => {
     }
   });
 
+  it('answers on every origin only the sign-in surface and what carries no power over an account', () => {
+    // docs/contract/own-origin.md "the table": written out here, apart from the rows, so a row opened
+    // to apps' origins fails this test as well as the one that prints the table.
+    const anyOrigin = [
+      'signIn', 'verify', 'logout', 'passkeySignInOptions', 'passkeySignIn', 'forward', 'probe', 'health',
+      'signInPage', 'signOutPage', 'proxySignIn', 'proxyVerify', 'proxyLogout',
+    ];
+    assert.deepEqual(ACTIONS.filter((action) => ACCESS[action].origin === 'any'), anyOrigin);
+    for (const action of ACTIONS) assert.ok(['any', 'home'].includes(ACCESS[action].origin), action);
+  });
+
   it('refuses another site on every change under /api/auth/ but the gate and the probe', () => {
     for (const action of ACTIONS) {
       const row: AccessRow = ACCESS[action];

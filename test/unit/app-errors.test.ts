@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { judgeWithoutAccounts } from '../helpers/judge.js';
+import { judgeWithoutAccounts, noAccountPages } from '../helpers/judge.js';
 import { createApp } from '../../src/app.js';
 import { AuthRequired, StoreWriteFailed } from '../../src/errors.js';
 import { createProxyTrust } from '../../src/http/client-address.js';
@@ -49,6 +49,7 @@ describe('error answers and the error log', () => {
       rootRoutes: [],
       baseUri: '',
       judge: judgeWithoutAccounts(),
+      accountPageElsewhere: noAccountPages,
       proxyTrust: createProxyTrust([]),
       logger: createLogger({ level: 'info', format: 'json', stdout: { write: (text: string) => stdout.push(text) }, stderr: { write: (text: string) => stderr.push(text) } }),
       maxBodyBytes: 1024,

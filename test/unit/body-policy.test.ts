@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { judgeWithoutAccounts } from '../helpers/judge.js';
+import { judgeWithoutAccounts, noAccountPages } from '../helpers/judge.js';
 import { createApp } from '../../src/app.js';
 import { readJsonBody } from '../../src/http/body.js';
 import { createProxyTrust } from '../../src/http/client-address.js';
@@ -54,6 +54,7 @@ async function startAppServer(): Promise<AppServer> {
     rootRoutes: [],
     baseUri: '',
     judge: judgeWithoutAccounts(),
+    accountPageElsewhere: noAccountPages,
     proxyTrust: createProxyTrust([]),
     logger: createLogger({ level: 'error', format: 'json', stdout: sink, stderr: sink, now: Date.now }),
     maxBodyBytes: MAX_BODY_BYTES,

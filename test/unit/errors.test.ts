@@ -13,6 +13,7 @@ const SAMPLES: Readonly<Record<string, () => errors.GatehouseError>> = {
   AuthRequired: () => new errors.AuthRequired(),
   InvalidCredentials: () => new errors.InvalidCredentials(),
   NotAdministrator: () => new errors.NotAdministrator(),
+  NotGatehouseOrigin: () => new errors.NotGatehouseOrigin('https://auth.example.org/gatehouse/account'),
   UnknownLevel: () => new errors.UnknownLevel(),
   NotInGroup: () => new errors.NotInGroup(),
   InvalidGroupFilter: () => new errors.InvalidGroupFilter(),

@@ -7,8 +7,9 @@ import { ACCESS } from '../../src/auth/access.js';
 import { createJudge } from '../../src/auth/judge.js';
 import type { SessionChecker } from '../../src/auth/session.js';
 import type { PasswordChecks } from '../../src/auth/throttled-password.js';
-import { AuthRequired, NotAdministrator } from '../../src/errors.js';
+import { AuthRequired, NotAdministrator, NotGatehouseOrigin } from '../../src/errors.js';
 import { createProxyTrust } from '../../src/http/client-address.js';
+import { createOriginReader } from '../../src/http/request-origin.js';
 import type { Logger } from '../../src/log/logger.js';
 
 const USER_SESSION = { user: { username: 'alice', level: 5 }, token: 't', claims: { username: 'alice', amr: ['pwd'] } };
@@ -20,6 +21,7 @@ function judgeWith(check: SessionChecker['check']) {
     proxyTrust: createProxyTrust([]),
     accountCount: () => 1,
     publicHost: undefined,
+    origins: createOriginReader({ publicUrl: undefined, floodUrls: [], proxyTrust: createProxyTrust([]) }),
     isTwoFactorRequiredOfAdministrators: false,
     // Neither is reached on these rows: no password is asked, nothing is logged.
     passwords: {} as PasswordChecks,
@@ -27,12 +29,15 @@ function judgeWith(check: SessionChecker['check']) {
   });
 }
 
-const request = { method: 'GET', headers: {}, socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage;
+// Sent to localhost, Gatehouse's own origin without --public-url: the rows of accounts answer there.
+const request = { method: 'GET', headers: { host: 'localhost:3000' }, socket: { remoteAddress: '127.0.0.1' } } as unknown as IncomingMessage;
 
 /** The error `admit` throws for `row`. */
-function refusalOf(judge: ReturnType<typeof createJudge>, row: (typeof ACCESS)[keyof typeof ACCESS], cookieToken: string | undefined): unknown {
+function refusalOf(
+  judge: ReturnType<typeof createJudge>, row: (typeof ACCESS)[keyof typeof ACCESS], cookieToken: string | undefined, sent = request,
+): unknown {
   try {
-    judge.admit(row, request, { cookieToken, queryToken: undefined }, '127.0.0.1');
+    judge.admit(row, sent, { cookieToken, queryToken: undefined }, '127.0.0.1');
   } catch (error) {
     return error;
   }
@@ -47,6 +52,18 @@ describe('the judge\'s refusals of a session check', () => {
     assert.ok(first instanceof AuthRequired);
     assert.equal(second, first);
     assert.ok(Object.isFrozen(first));
+  });
+
+  it('refuses a row of Gatehouse\'s own origin asked on an app\'s before it reads the credential, with one frozen 403', () => {
+    const judge = judgeWith(() => assert.fail('the credential was read'));
+    const elsewhere = { ...request, headers: { host: 'app.example.org' } } as unknown as IncomingMessage;
+    const first = refusalOf(judge, ACCESS.showAccount, 't', elsewhere);
+    const second = refusalOf(judge, ACCESS.listUsers, 't', elsewhere);
+    assert.ok(first instanceof NotGatehouseOrigin);
+    assert.equal(second, first);
+    assert.ok(Object.isFrozen(first));
+    // A row of the sign-in surface goes on to its usual judgement there.
+    assert.doesNotThrow(() => judge.admit(ACCESS.verify, elsewhere, { cookieToken: undefined, queryToken: undefined }, '127.0.0.1'));
   });
 
   it('throws the same frozen 403 to every USER on an administrator\'s row', () => {

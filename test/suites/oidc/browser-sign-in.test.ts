@@ -33,17 +33,19 @@ describe('signing in to an app through Gatehouse in Chromium, through Caddy', ()
     // Gatehouse's own host name (localhost) is another site than the app's (127.0.0.1).
     issuer = `http://localhost:${caddy.port}`;
     gatehouse = await startServe(['--host', '127.0.0.1', '--port', String(gatehousePort), '--data-dir', await tempDir(), '--public-url', issuer, '--trust-proxy', '127.0.0.1']);
-    const first = await httpCall(gatehousePort, { method: 'POST', path: '/api/auth/register', body: { username: 'root', password: 'root-password-7k', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
+    // Set up straight on Gatehouse's port, as a request to its own origin (the issuer's host) arrives.
+    const home = { host: `localhost:${caddy.port}` };
+    const first = await httpCall(gatehousePort, { headers: home, method: 'POST', path: '/api/auth/register', body: { username: 'root', password: 'root-password-7k', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
     assert.equal(first.status, 200, first.text);
     const admin = first.cookieToken ?? '';
-    assert.equal((await httpCall(gatehousePort, { method: 'POST', path: '/api/auth/users', token: admin, body: { username: USER, password: PASSWORD, level: 'USER' } })).status, 200);
+    assert.equal((await httpCall(gatehousePort, { headers: home, method: 'POST', path: '/api/auth/users', token: admin, body: { username: USER, password: PASSWORD, level: 'USER' } })).status, 200);
     // bob sets up TOTP through the API (his first session), as he would on the account page.
-    const session = (await httpCall(gatehousePort, { method: 'POST', path: '/api/auth/authenticate', body: { username: USER, password: PASSWORD } })).cookieToken ?? '';
-    const begun = await httpCall(gatehousePort, { method: 'POST', path: '/api/auth/account/totp', token: session, body: { password: PASSWORD } });
+    const session = (await httpCall(gatehousePort, { headers: home, method: 'POST', path: '/api/auth/authenticate', body: { username: USER, password: PASSWORD } })).cookieToken ?? '';
+    const begun = await httpCall(gatehousePort, { headers: home, method: 'POST', path: '/api/auth/account/totp', token: session, body: { password: PASSWORD } });
     seed = decodeBase32((begun.json as { secret: string }).secret) ?? Buffer.alloc(0);
-    assert.equal((await httpCall(gatehousePort, { method: 'POST', path: '/api/auth/account/totp/confirm', token: session, body: { code: totpCode(seed, Date.now()) } })).status, 200);
+    assert.equal((await httpCall(gatehousePort, { headers: home, method: 'POST', path: '/api/auth/account/totp/confirm', token: session, body: { code: totpCode(seed, Date.now()) } })).status, 200);
     const reserved = await reserveApache();
-    const client = await httpCall(gatehousePort, { method: 'POST', path: '/api/auth/clients', token: admin, body: { name: 'Apache', redirectUris: [reserved.redirectUri], mfa: true } });
+    const client = await httpCall(gatehousePort, { headers: home, method: 'POST', path: '/api/auth/clients', token: admin, body: { name: 'Apache', redirectUris: [reserved.redirectUri], mfa: true } });
     assert.equal(client.status, 200, client.text);
     const { clientId, clientSecret } = client.json as { clientId: string; clientSecret: string };
     apache = await startApache(reserved.port, { metadataUrl: `${issuer}/.well-known/openid-configuration`, clientId, clientSecret, scope: 'openid profile' });
