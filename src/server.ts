@@ -132,6 +132,8 @@ export async function startServer(config: Config, options: ServerOptions) {
       passwords: { hasher, throttle, now },
       logger,
     });
+    // The account page on Gatehouse's own origin, for the links of the pages apps' sites show too.
+    const accountPageUrl = config.publicUrl === undefined ? undefined : `${config.publicUrl}/gatehouse/account`;
     // What the route groups are built from; each takes the part it needs.
     const deps = {
       config, store, codec, session, judge, hasher, throttle, revocations, sessions, logger, proxyTrust, totp, cookies, now,
@@ -150,12 +152,12 @@ export async function startServer(config: Config, options: ServerOptions) {
         isStopping: () => isStopping,
         logger,
         now,
-        forbiddenPage: buildForbiddenPage(sha256Base64, { isPasskeyOffered }),
+        forbiddenPage: buildForbiddenPage(sha256Base64, { isPasskeyOffered, accountUrl: accountPageUrl }),
         requireMfa: config.requireMfa,
       }),
       ...pageRoutes('signInPage', buildLoginPage({
         allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,
-        isPasskeyOffered, sha256Base64,
+        isPasskeyOffered, sha256Base64, accountUrl: accountPageUrl,
       })),
       ...pageRoutes('accountPage', buildAccountPage(sha256Base64, { isPasskeyOffered, sections: provider?.accountSections ?? [] })),
       ...probeRoutes(proxyTrust),

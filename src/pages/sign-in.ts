@@ -2,12 +2,17 @@
 // it). Steps: password; then, when the account asks for it, a code (TOTP or a recovery code); or a
 // passkey instead of both. After signing in, the page checks that the browser kept the session
 // cookie before it leaves, and says why when it did not, instead of reloading into the same form.
+import { escapeHtml } from './shell.js';
 
-export const SIGN_IN_BODY = `
+/**
+ * The markup; `accountUrl` is where the account page is: --public-url's when set (the sign-in page
+ * also serves apps' sites, where accounts do not answer), else `gatehouse/account` beside the page.
+ */
+export const signInBody = (accountUrl: string): string => `
 <h1>Sign in</h1>
 <p id="mfa-note" class="message note" hidden>The page you asked for needs two factors: your password and a code from your authenticator app<span data-passkey>, or a passkey</span>.</p>
 <p id="again-note" class="message note" hidden>The app you came from asks you to sign in again.</p>
-<p id="setup-note" class="message note" hidden>Your account has no second factor yet. Set up an authenticator app<span data-passkey> or a passkey</span> on <a href="gatehouse/account">your account page</a>, then come back.</p>
+<p id="setup-note" class="message note" hidden>Your account has no second factor yet. Set up an authenticator app<span data-passkey> or a passkey</span> on <a href="${escapeHtml(accountUrl)}">your account page</a>, then come back.</p>
 <p id="cookie-note" class="message" role="alert" hidden></p>
 <form id="login" method="post">
 <label for="username">Username</label>
@@ -32,7 +37,7 @@ export const SIGN_IN_BODY = `
 </div>
 <div id="setup-step" hidden>
 <p class="message note">You are signed in with your password, but the page you asked for needs a second factor and your account has none yet.</p>
-<p>Set up an authenticator app<span data-passkey> or a passkey</span> on <a id="account-link" href="gatehouse/account">your account page</a>, then sign in again.</p>
+<p>Set up an authenticator app<span data-passkey> or a passkey</span> on <a id="account-link" href="${escapeHtml(accountUrl)}">your account page</a>, then sign in again.</p>
 </div>
 `;
 
@@ -103,12 +108,14 @@ var whyCookieWasDropped = function () {
 };
 
 /**
- * Called after an answer that set the session cookie. The account endpoint answers any session
- * of the account: a 401 there means the browser did not keep the cookie.
+ * Called after an answer that set the session cookie. The probe says whether a jwt cookie came with
+ * it (never its value), on an app's site too, where the account API does not answer: false means
+ * the browser did not keep the cookie. Any other answer (no probe routed here) is no evidence.
  */
 var signedIn = function (isPasswordOnly, messageElement, busyForm) {
-  return callApi('GET', 'api/auth/account').then(function (answer) {
-    if (answer.status === 401) {
+  return callApi('GET', 'api/auth/probe').then(function (answer) {
+    var body = bodyOf(answer);
+    if (body !== null && body.jwtCookie === false) {
       say(messageElement, 'You were signed in, but the browser did not keep the session cookie, so you are still signed out. ' + whyCookieWasDropped());
       setBusy(busyForm, false);
       passkeyButton.disabled = passkeyProblem !== '';

@@ -29,12 +29,16 @@ const SLOT = '\u0000gatehouse-forbidden-slot\u0000';
  * lacks, and a link to sign in as someone else. No script of its own (only the shell's empty
  * wrapper, allowed by hash), nothing loaded; every piece of text from the account is escaped.
  */
-export function buildForbiddenPage(sha256Base64: Sha256Base64, options: { readonly isPasskeyOffered: boolean }): ForbiddenPage {
+export function buildForbiddenPage(
+  sha256Base64: Sha256Base64,
+  /** `accountUrl`: the account page on Gatehouse's own origin (--public-url's), linked when known. */
+  options: { readonly isPasskeyOffered: boolean; readonly accountUrl?: string | undefined },
+): ForbiddenPage {
   // A passkey is named only where one can be used: with passkeys off the page would send users looking for it.
   const secondFactors = options.isPasskeyOffered ? 'a code or a passkey' : 'a code from an authenticator app';
   const template = buildPage({
     title: 'Not allowed',
-    body: `<h1>Not allowed</h1>\n${SLOT}`,
+    body: `<h1>Not allowed</h1>\n${SLOT}${options.accountUrl === undefined ? '' : `\n<p class="muted"><a id="account" href="${escapeHtml(options.accountUrl)}">Your account</a></p>`}`,
     script: '',
     style: 'ul.missing{margin:0 0 1rem;padding-left:1.25rem}',
   }, sha256Base64);

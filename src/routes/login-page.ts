@@ -1,5 +1,5 @@
 import { buildPage, PAGE_HELPERS, scriptJson, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
-import { SIGN_IN_BODY, SIGN_IN_SCRIPT } from '../pages/sign-in.js';
+import { signInBody, SIGN_IN_SCRIPT } from '../pages/sign-in.js';
 import { safeRedirectTarget } from './redirect-target.js';
 
 export interface LoginPageOptions {
@@ -11,6 +11,8 @@ export interface LoginPageOptions {
   readonly cookieDomain?: string | undefined;
   /** False when passkeys are off (webauthn/relying-party.ts): the page does not offer them. */
   readonly isPasskeyOffered?: boolean;
+  /** The account page on Gatehouse's own origin (--public-url's); else `gatehouse/account` beside this page. */
+  readonly accountUrl?: string | undefined;
   /** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
   readonly sha256Base64: Sha256Base64;
 }
@@ -27,5 +29,5 @@ var COOKIE_DOMAIN = ${scriptJson(options.cookieDomain ?? null)};
 var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};
 ${safeRedirectTarget.toString()}
 ${PAGE_HELPERS}${SIGN_IN_SCRIPT}`;
-  return buildPage({ title: 'Sign in', body: SIGN_IN_BODY, script }, options.sha256Base64);
+  return buildPage({ title: 'Sign in', body: signInBody(options.accountUrl ?? 'gatehouse/account'), script }, options.sha256Base64);
 }

@@ -282,7 +282,7 @@ const bodyOf = (call: { init: Record<string, unknown> } | undefined): unknown =>
 
 describe('the login page script (in a fake DOM; the real-browser run is the proxies suite)', () => {
   const unauthenticated = { 'api/auth/verify': { status: 401, body: { configs: {} } } };
-  const signedIn = { 'api/auth/authenticate': { status: 200, body: { success: true, username: 'ada', level: 5 } }, 'api/auth/account': { status: 200, body: { username: 'ada' } } };
+  const signedIn = { 'api/auth/authenticate': { status: 200, body: { success: true, username: 'ada', level: 5 } }, 'api/auth/probe': { status: 200, body: { probe: 'gatehouse', jwtCookie: true } } };
 
   it('sends a visitor who already has a session straight on to rd', async () => {
     const page = await runPageScript(`https://auth.example/login?rd=${encodeURIComponent('https://app.example/x?y=1')}`, { 'api/auth/verify': { status: 200, body: { username: 'ada', level: 5 } } }, { allowedRedirectHosts: ['app.example'] });
@@ -296,7 +296,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
     assert.equal(page.message.hidden, true);
   });
 
-  it('logs in with a JSON POST, checks the session cookie was kept, and then goes to rd', async () => {
+  it('logs in with a JSON POST, asks the probe whether the session cookie was kept, and then goes to rd', async () => {
     const page = await runPageScript('https://auth.example/login?rd=%2Ftorrents', { ...unauthenticated, ...signedIn });
     await page.submit('ada', 'pw "quoted"');
     const post = page.fetched[1];
@@ -305,7 +305,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
     assert.equal(post?.init['credentials'], 'same-origin');
     assert.deepEqual(JSON.parse(JSON.stringify(post?.init['headers'])), { accept: 'application/json', 'content-type': 'application/json' });
     assert.deepEqual(bodyOf(post), { username: 'ada', password: 'pw "quoted"' });
-    assert.equal(page.fetched[2]?.url, 'api/auth/account');
+    assert.equal(page.fetched[2]?.url, 'api/auth/probe');
     assert.deepEqual(page.replaced, ['https://auth.example/torrents']);
   });
 
@@ -339,7 +339,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
         { status: 401, body: { code: 'INVALID_CREDENTIALS', message: 'That code is not right.' } },
         { status: 200, body: { success: true, username: 'ada', level: 5 } },
       ],
-      'api/auth/account': { status: 200, body: { username: 'ada' } },
+      'api/auth/probe': { status: 200, body: { probe: 'gatehouse', jwtCookie: true } },
     });
     await page.submit('ada', 'pw');
     assert.equal(page.element('login').hidden, true);
@@ -355,15 +355,23 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
   });
 
   it('warns instead of leaving when the browser did not keep the session cookie', async () => {
-    const page = await runPageScript('https://auth.example/login?rd=%2Fx', { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: { code: 'AUTH_REQUIRED', message: 'x' } } });
+    const page = await runPageScript('https://auth.example/login?rd=%2Fx', { ...unauthenticated, ...signedIn, 'api/auth/probe': { status: 200, body: { probe: 'gatehouse', jwtCookie: false } } });
     await page.submit('ada', 'pw');
     assert.deepEqual(page.replaced, []);
     assert.match(page.message.textContent, /did not keep the session cookie/);
     assert.ok(page.elements.every((element) => !element.disabled));
   });
 
+  it('leaves when the probe does not answer (not routed on this site): that says nothing of the cookie', async () => {
+    const { 'api/auth/probe': _kept, ...withoutProbe } = { ...unauthenticated, ...signedIn };
+    const page = await runPageScript('https://app.example/login?rd=%2Fx', withoutProbe);
+    await page.submit('ada', 'pw');
+    assert.equal(page.fetched[2]?.url, 'api/auth/probe');
+    assert.deepEqual(page.replaced, ['https://app.example/x']);
+  });
+
   it('warns at once when the cookie is Secure and the page is not a secure context, and names http when the cookie was dropped on http', async () => {
-    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: {} } };
+    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/probe': { status: 200, body: { jwtCookie: false } } };
     const page = await runPageScript('http://auth.example/login', dropped, { isCookieSecure: true, isSecureContext: false });
     assert.equal(page.element('cookie-note').hidden, false);
     assert.match(page.element('cookie-note').textContent, /https/);
@@ -378,7 +386,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
   });
 
   it('with a --cookie-domain that does not cover the page\'s host, says so at once and after a right password, names neither http nor Secure, and keeps passkeys off', async () => {
-    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: {} } };
+    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/probe': { status: 200, body: { jwtCookie: false } } };
     // Plain http to a name: not a secure context, and no WebAuthn, as in a real browser.
     const page = await runPageScript('http://auth.other.example/login', dropped, { cookieDomain: 'example.org', isSecureContext: false, hasPasskeyApi: false });
     const note = page.element('cookie-note');
@@ -415,7 +423,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
   });
 
   it('after a cookie the browser dropped, turns the passkey button back on only where passkeys work', async () => {
-    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/account': { status: 401, body: {} } };
+    const dropped = { ...unauthenticated, ...signedIn, 'api/auth/probe': { status: 200, body: { jwtCookie: false } } };
     const noWebAuthn = await runPageScript('http://auth.example/login', dropped, { isSecureContext: false, hasPasskeyApi: false });
     assert.equal(noWebAuthn.element('passkey').disabled, true);
     await noWebAuthn.submit('ada', 'pw');
@@ -453,7 +461,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
     const page = await runPageScript('https://auth.example/login?mfa=code&rd=%2Fx', {
       ...unauthenticated,
       'api/auth/authenticate': [{ status: 401, body: { code: 'SECOND_FACTOR_REQUIRED', message: 'm' } }, { status: 200, body: { success: true } }],
-      'api/auth/account': { status: 200, body: {} },
+      'api/auth/probe': { status: 200, body: { jwtCookie: true } },
     });
     await page.submit('ada', 'pw');
     await page.submitCode('123456');
@@ -473,7 +481,7 @@ describe('the login page script (in a fake DOM; the real-browser run is the prox
       ...unauthenticated,
       'api/auth/passkey/options': { status: 200, body: { challenge: 'AAEC_-8', rpId: 'auth.example', timeout: 60000, userVerification: 'preferred', allowCredentials: [{ type: 'public-key', id: 'AQID' }] } },
       'api/auth/passkey': { status: 200, body: { success: true, username: 'ada', level: 5 } },
-      'api/auth/account': { status: 200, body: {} },
+      'api/auth/probe': { status: 200, body: { jwtCookie: true } },
     };
     const page = await runPageScript('https://auth.example/login?rd=%2Fx', answers, { assertion });
     page.element('login').elements['username']!.value = 'ada';

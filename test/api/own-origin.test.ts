@@ -217,6 +217,17 @@ describe('Gatehouse\'s own origin with --public-url, a Flood origin, and the tes
     }
   });
 
+  it('links the sign-in page and the gate\'s 403 page, as an app\'s site shows them, to the account page on the home origin', async () => {
+    const app = at(server, APP);
+    const signIn = await app.request({ path: '/login', headers: { accept: 'text/html' } });
+    assert.equal(signIn.text.match(/href="https:\/\/auth\.example\.org\/gatehouse\/account"/g)?.length, 2, 'the setup note and the setup step');
+    assert.doesNotMatch(signIn.text, /href="gatehouse\/account"/);
+    const user = await createUser(home, token, { prefix: 'grouped' });
+    const forbidden = await app.request({ path: '/api/auth/forward?group=staff', token: user.token, headers: { accept: 'text/html' } });
+    assert.equal(forbidden.status, 403);
+    assert.match(forbidden.text, /<a id="account" href="https:\/\/auth\.example\.org\/gatehouse\/account">/);
+  });
+
   it('opens exactly the seven Flood endpoints on the Flood origin, administrators\' included', async () => {
     const flood = at(server, 'flood.example.org');
     for (const action of HOME_ROWS) {
@@ -295,6 +306,14 @@ describe('Gatehouse\'s own origin without --public-url', () => {
     assert.match(String(res.headers['content-security-policy']), /default-src 'none'/);
     assert.match(res.text, /--public-url/);
     assert.equal(res.headers.location, undefined);
+  });
+
+  it('links the sign-in page to the account page beside it, and the 403 page to none', async () => {
+    const signIn = await server.request({ path: '/login', headers: { host: APP, accept: 'text/html' } });
+    assert.equal(signIn.text.match(/href="gatehouse\/account"/g)?.length, 2);
+    const forbidden = await server.request({ path: '/api/auth/forward?group=staff', token, headers: { host: APP, accept: 'text/html' } });
+    assert.equal(forbidden.status, 403);
+    assert.doesNotMatch(forbidden.text, /id="account"/);
   });
 
   it('answers a request with a body on an account page with the JSON 403', async () => {
