@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** At most this many non-blank lines in the core, and in any one file under src/. */
-export const CORE_LIMIT = 5_000;
+export const CORE_LIMIT = 5_050;
 export const FILE_LIMIT = 400;
 
 /**
