@@ -2,11 +2,11 @@
 // no package.json, no other dist file) runs `serve`, `users`, `--help` and `--version` there with
 // nothing but node, as on a minimal host that was sent that one file.
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CLIENT_JSON, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, REPO_ROOT, runCli, startServe, tempDir, type RunResult } from '../helpers/process.js';
+import { assertBuilt, CLIENT_JSON, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, REPO_ROOT, runCli, startServe, tempDir, type RunResult } from '../helpers/process.js';
 
 const BUILT = join(REPO_ROOT, 'dist', 'gatehouse.mjs');
 const PASSWORD = 'single-file-password-1';
@@ -23,7 +23,7 @@ describe('dist/gatehouse.mjs, copied alone into an empty directory', () => {
   const here = (): { cwd: string; script: string } => ({ cwd: dir, script });
 
   before(async () => {
-    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: npm run build makes it`);
+    assertBuilt();
     dir = await tempDir('gatehouse-one-file-');
     script = join(dir, 'gatehouse.mjs');
     copyFileSync(BUILT, script);

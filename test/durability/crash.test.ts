@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CLI_PATH, REPO_ROOT } from '../helpers/process.js';
-import { existsSync } from 'node:fs';
+import { assertBuilt, REPO_ROOT } from '../helpers/process.js';
 
 const CYCLES = 30;
 
@@ -29,7 +28,7 @@ function runScript(args: readonly string[], timeoutMs: number): Promise<{ code: 
 
 describe('crash test (SIGKILL under concurrent writes, restart, compare with what was acknowledged)', () => {
   it(`loses nothing acknowledged and never leaves a corrupt users file over ${CYCLES} kills`, { timeout: 120_000 }, async () => {
-    assert.ok(existsSync(CLI_PATH), 'run npm run build first');
+    assertBuilt();
     const seed = Math.floor(Math.random() * 2 ** 31);
     const { code, output } = await runScript(['--cycles', String(CYCLES), '--seed', String(seed)], 110_000);
     const figures = /^(\d+) cycles, (\d+) lost, (\d+) corrupt$/m.exec(output);

@@ -1,6 +1,7 @@
 // Runs the BUILT command line (dist/cli.js) as a child process, the way an operator does: commands
 // that end (runCli, runToExit) and the service, waited for until it listens (spawnService,
-// startServe). `npm run build` must have run first. Every wait is bounded; every child started here
+// startServe). dist/ must have been built from the sources as they are (`npm run build`, or any
+// npm test script, which builds when it must): a stale build is refused, not run. Every wait is bounded; every child started here
 // is remembered so an `after` hook can end the ones still running (killAllChildren, stopAllServices).
 import { sendRequest } from './server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +11,7 @@ import { type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildState } from '../../scripts/build-stamp.mjs';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI_PATH = join(REPO_ROOT, 'dist', 'cli.js');
@@ -25,8 +27,13 @@ const RUN_TIMEOUT_MS = 15_000;
 /** How long `startServe` may take to print its listening line. */
 const START_TIMEOUT_MS = 15_000;
 
+let builtIsCurrent = false;
+/** Throws unless dist/ was built from the sources as they are now (checked once per process). */
 export function assertBuilt(): void {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run npm run build first`);
+  if (builtIsCurrent) return;
+  const state = buildState(REPO_ROOT);
+  if (state !== 'current') throw new Error(`dist/ is ${state === 'missing' ? 'not built' : 'older than the sources'}: run npm run build first`);
+  builtIsCurrent = true;
 }
 
 /** Env values: a string sets, `undefined` removes. */

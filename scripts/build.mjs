@@ -1,0 +1,28 @@
+// `npm run build`: dist/ from src/, from scratch, then the stamp that says what it was built from
+// (scripts/build-stamp.mjs). The old dist/ goes first, stamp included, so a file whose source was
+// removed is not left behind and a build that fails half-way leaves no stamp: nothing runs it.
+// A new step goes in STEPS, and whatever it reads outside src/ into BUILD_INPUTS.
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { sourcesHash, STAMP_PATH } from './build-stamp.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+const STEPS = [
+  // dist/*.js, one file per module: what `node dist/cli.js` and the container image run.
+  [tsc, '-p', 'tsconfig.build.json'],
+  // dist/gatehouse.mjs, the one-file copy (docs/single-file.md).
+  [join(root, 'scripts', 'build-single-file.mjs')],
+];
+
+// Read before building: a source changed while the build runs makes the stamp stale, not wrong.
+const hash = sourcesHash(root);
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+for (const args of STEPS) {
+  const status = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' }).status;
+  if (status !== 0) process.exit(status ?? 1);
+}
+writeFileSync(join(root, STAMP_PATH), `${hash}\n`);
