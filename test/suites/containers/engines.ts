@@ -2,7 +2,7 @@
 // Debian's Docker (dockerd started by the test, docker-data-root in a temp dir) with
 // docker-compose. Each needs root and its Debian packages; a missing one fails, never skips.
 import { execFile, spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, tempDir } from '../../helpers/process.js';
@@ -30,6 +30,11 @@ export interface Engine {
   buildStandIns(prefix: string): Promise<void>;
   /** Removes these images (ignoring missing ones) and the dangling layers of the build. */
   removeImages(images: readonly string[]): void;
+  /**
+   * Fixes the MAC address of these networks' bridges, as docs/compose.md tells users of podman
+   * with netavark before 1.9 to do after `up` (Docker fixes its bridges' addresses itself).
+   */
+  fixBridgeAddresses(networks: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +61,13 @@ export async function startEngine(name: EngineName): Promise<Engine> {
       // Docker's image format: the OCI format drops HEALTHCHECK.
       buildArgs: ['--format', 'docker'],
       description: `${podmanVersion}, podman-compose ${composeVersion}`,
+      fixBridgeAddresses: async (networks) => {
+        for (const network of networks) {
+          const bridge = (await run('podman', ['network', 'inspect', network, '--format', '{{.NetworkInterface}}'], { env })).stdout.trim();
+          const address = (await readFile(`/sys/class/net/${bridge}/address`, 'utf8')).trim();
+          await run('ip', ['link', 'set', 'dev', bridge, 'address', address]);
+        }
+      },
       stop: async () => undefined,
     });
   }
@@ -67,11 +79,12 @@ export async function startEngine(name: EngineName): Promise<Engine> {
     // build stage downloads through the host's network.
     buildArgs: ['--network', 'host'],
     description: `${daemon.description}; docker-compose ${composeVersion}`,
+    fixBridgeAddresses: async () => undefined,
     stop: () => daemon.stop(),
   });
 }
 
-function engine(parts: Pick<Engine, 'name' | 'cli' | 'compose' | 'env' | 'buildArgs' | 'description' | 'stop'>): Engine {
+function engine(parts: Pick<Engine, 'name' | 'cli' | 'compose' | 'env' | 'buildArgs' | 'description' | 'fixBridgeAddresses' | 'stop'>): Engine {
   const { cli, env } = parts;
   return {
     ...parts,
