@@ -16,8 +16,8 @@ const TSCONFIG = { compilerOptions: { target: 'ES2022', lib: ['ES2022'], module:
 
 describe('building once: npm scripts build only a missing or stale dist/', () => {
   let dir = '';
-  const ensureBuilt = (): { status: number | null; output: string } => {
-    const result = spawnSync(process.execPath, [join(dir, 'scripts', 'ensure-built.mjs')], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const ensureBuilt = (...args: string[]): { status: number | null; output: string } => {
+    const result = spawnSync(process.execPath, [join(dir, 'scripts', 'ensure-built.mjs'), ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
     return { status: result.status, output: `${result.stdout}${result.stderr}` };
   };
   const built = (file: string): string => readFileSync(join(dir, 'dist', file), 'utf8');
@@ -74,5 +74,18 @@ describe('building once: npm scripts build only a missing or stale dist/', () =>
     assert.equal(fixed.status, 0, fixed.output);
     assert.match(fixed.output, /not built: building/);
     assert.match(built('cli.js'), /version = 3/);
+  });
+
+  it('leaves the type check to its caller with --no-check (npm test has just run it), and builds the same files', () => {
+    const checked = built('cli.js');
+    writeFileSync(join(dir, 'src', 'cli.ts'), 'export const version: number = 4;\n');
+    assert.equal(ensureBuilt('--no-check').status, 0);
+    writeFileSync(join(dir, 'src', 'cli.ts'), 'export const version: number = 3;\n');
+    assert.equal(ensureBuilt('--no-check').status, 0);
+    assert.equal(built('cli.js'), checked, 'the same output as the checked build of the same source');
+    writeFileSync(join(dir, 'src', 'cli.ts'), 'export const version: number = "five";\n');
+    const unchecked = ensureBuilt('--no-check');
+    assert.equal(unchecked.status, 0, `no type check, so no type error: ${unchecked.output}`);
+    assert.ok(existsSync(join(dir, 'dist', '.build-stamp')));
   });
 });

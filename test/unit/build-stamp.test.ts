@@ -85,8 +85,16 @@ describe('the npm scripts that run dist/', () => {
   it('build only when dist/ is missing or stale, so CI builds once for every suite', () => {
     assert.ok(runsBuilt.length >= 7, `found ${runsBuilt.join(', ')}`);
     for (const name of runsBuilt) {
-      assert.match(scripts[name] ?? '', /(^|&& )node scripts\/ensure-built\.mjs && /, `${name} checks the build stamp before running dist/`);
+      assert.match(scripts[name] ?? '', /(^|&& )node scripts\/ensure-built\.mjs( --no-check)? && /, `${name} checks the build stamp before running dist/`);
       assert.doesNotMatch(scripts[name] ?? '', /npm run build/, `${name} would rebuild every time`);
     }
+  });
+
+  it('skip the build\'s own type check only after the whole type check has passed', () => {
+    for (const [name, script] of Object.entries(scripts)) {
+      if (!script.includes('--no-check')) continue;
+      assert.match(script, /^npm run typecheck && node scripts\/ensure-built\.mjs --no-check && /, `${name} builds unchecked without checking first`);
+    }
+    assert.match(scripts['typecheck'] ?? '', /tsc --noEmit -p tsconfig\.json$/, 'the typecheck covers src/ (tsconfig.json)');
   });
 });
