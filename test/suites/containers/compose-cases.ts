@@ -31,8 +31,9 @@ export async function waitFor(what: string, check: () => Promise<boolean>, timeo
 /**
  * The compose cases on `engine()` (known once the file's before() has started it; `composeName`
  * titles them), with the stand-in images `standIn` names. `project` names the compose project.
+ * Returns the image compose builds, for the file's after() to remove.
  */
-export function describeCompose(composeName: string, engine: () => Engine, standIn: string, project: string): void {
+export function describeCompose(composeName: string, engine: () => Engine, standIn: string, project: string): string {
   const gatehouseImage = `localhost/${project}-gatehouse:latest`;
   /** The rendered copy sits beside compose.yml: its relative paths (build: .., ./compose.Caddyfile) must mean the same. */
   const rendered = join(DEPLOY, `.${project}.yml`);
@@ -92,7 +93,6 @@ export function describeCompose(composeName: string, engine: () => Engine, stand
         await compose(['down', '-v'], { timeoutMs: 120_000 }).catch((error: unknown) => console.error(String(error)));
         await rm(rendered, { force: true });
       }
-      engine().removeImages([gatehouseImage]);
       // podman-compose 1.0.3 `down` leaves the networks it made (docker-compose removes them).
       if (engine().name === 'podman') spawnSync('podman', ['network', 'rm', '-f', `${project}_gatehouse`, `${project}_apps`], { env: engine().env });
     });
@@ -176,4 +176,5 @@ export function describeCompose(composeName: string, engine: () => Engine, stand
       assert.match(result.stdout, /Every check passed/);
     });
   });
+  return gatehouseImage;
 }

@@ -23,14 +23,16 @@ describe('Docker', () => {
     console.log(`containers suite run on: ${running.description}`);
     await running.buildStandIns(STAND_IN);
   });
+  // The images stay until the end: the image cases' layers are the compose build's cache.
+  const built = [
+    describeImage('Docker', engine, STAND_IN, PROJECT),
+    describeCompose('docker-compose on Docker', engine, STAND_IN, PROJECT),
+  ];
   after(async () => {
-    running?.removeImages([`${STAND_IN}-node`, `${STAND_IN}-caddy`, `${STAND_IN}-whoami`]);
+    running?.removeImages([...built, `${STAND_IN}-node`, `${STAND_IN}-caddy`, `${STAND_IN}-whoami`]);
     await running?.stop();
     await removeTempDirs();
   });
-
-  describeImage('Docker', engine, STAND_IN, PROJECT);
-  describeCompose('docker-compose on Docker', engine, STAND_IN, PROJECT);
 
   // Said here and in docs/docker.md and docs/compose.md, so that no one reads a pass as covering them.
   it('NOT RUN here: `docker compose` (Compose v2)', { skip: 'NOT RUN: Debian 12 packages Compose only as docker-compose 1.29 (run above); the v2 plugin (docker-compose-plugin) is Docker\'s own package' });

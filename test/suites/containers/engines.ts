@@ -28,7 +28,7 @@ export interface Engine {
   cliRun(args: readonly string[], timeoutMs?: number): Promise<string>;
   /** Builds the stand-in images (stand-in-images.sh) under `prefix` and checks a container runs. */
   buildStandIns(prefix: string): Promise<void>;
-  /** Removes these images (ignoring missing ones) and the dangling layers of the build. */
+  /** Removes these images (ignoring missing ones) and the dangling layers of the builds. */
   removeImages(images: readonly string[]): void;
   /**
    * Fixes the MAC address of these networks' bridges, as docs/compose.md tells users of podman
@@ -55,10 +55,12 @@ export async function startEngine(name: EngineName): Promise<Engine> {
     const limits = spawnSync('sh', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).stdout.trim();
     const containersConf = join(await tempDir('gatehouse-containers-'), 'containers.conf');
     await writeFile(containersConf, `[containers]\ndefault_ulimits = ["nofile=${limits}:${limits}", "nproc=4096:4096"]\n`);
-    const env = { ...process.env, CONTAINERS_CONF: containersConf };
+    // Docker's image format for every build, compose's too: podman caches layers per format, and
+    // so the compose build reuses the image cases' layers instead of running npm ci and tsc again.
+    const env = { ...process.env, CONTAINERS_CONF: containersConf, BUILDAH_FORMAT: 'docker' };
     return engine({
       name, cli: 'podman', compose: 'podman-compose', env,
-      // Docker's image format: the OCI format drops HEALTHCHECK.
+      // Docker's image format, as docs/docker.md writes it: the OCI format drops HEALTHCHECK.
       buildArgs: ['--format', 'docker'],
       description: `${podmanVersion}, podman-compose ${composeVersion}`,
       fixBridgeAddresses: async (networks) => {

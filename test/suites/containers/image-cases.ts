@@ -11,8 +11,12 @@ import type { Engine } from './engines.js';
 
 const PASSWORD = 'image-admin-password-1';
 
-/** The image cases on `engine()` (started by the file's before(); `engineName` titles them). */
-export function describeImage(engineName: string, engine: () => Engine, standIn: string, project: string): void {
+/**
+ * The image cases on `engine()` (started by the file's before(); `engineName` titles them).
+ * Returns the image they build, for the file's after() to remove: kept until then, its layers
+ * are the compose build's cache.
+ */
+export function describeImage(engineName: string, engine: () => Engine, standIn: string, project: string): string {
   const image = `localhost/${project}-image:latest`;
   const container = `${project}-alone`;
   const volume = `${project}-data`;
@@ -33,7 +37,6 @@ export function describeImage(engineName: string, engine: () => Engine, standIn:
     after(() => {
       const { cli: program, env } = engine();
       for (const args of [['rm', '-f', container], ['volume', 'rm', '-f', volume], ['network', 'rm', network]]) spawnSync(program, args, { env });
-      engine().removeImages([image]);
     });
 
     it('keeps its health check (GET /healthz) and its user, node', async () => {
@@ -71,4 +74,5 @@ export function describeImage(engineName: string, engine: () => Engine, standIn:
       await waitFor('Gatehouse did not come back with the account', async () => (await httpCall(port, { method: 'POST', path: '/api/auth/authenticate', body: { username: 'admin', password: PASSWORD } })).status === 200);
     });
   });
+  return image;
 }

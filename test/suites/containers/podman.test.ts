@@ -22,12 +22,14 @@ describe('podman', () => {
     console.log(`containers suite run on: ${running.description}`);
     await running.buildStandIns(STAND_IN);
   });
+  // The images stay until the end: the image cases' layers are the compose build's cache.
+  const built = [
+    describeImage('podman', engine, STAND_IN, PROJECT),
+    describeCompose('podman-compose', engine, STAND_IN, PROJECT),
+  ];
   after(async () => {
-    running?.removeImages([`${STAND_IN}-node`, `${STAND_IN}-caddy`, `${STAND_IN}-whoami`]);
+    running?.removeImages([...built, `${STAND_IN}-node`, `${STAND_IN}-caddy`, `${STAND_IN}-whoami`]);
     await running?.stop();
     await removeTempDirs();
   });
-
-  describeImage('podman', engine, STAND_IN, PROJECT);
-  describeCompose('podman-compose', engine, STAND_IN, PROJECT);
 });
