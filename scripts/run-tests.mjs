@@ -5,10 +5,13 @@
 //                                               outside programs (nginx, Caddy, Chromium, root)
 //   node scripts/run-tests.mjs FILE...          just these files
 // The tests get a temp directory of their own (TMPDIR); whatever they leave in it fails the run,
-// and the directory is removed either way.
+// and the directory is removed either way. Files run as many at a time as the machine has cores:
+// node's default keeps one core for its runner, which only waits, so on two cores one file ran at
+// a time and a core sat idle whenever that file waited on a child (the built service, a browser,
+// a container) or a timer.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -44,7 +47,7 @@ const testTmp = mkdtempSync(join(tmpdir(), 'gatehouse-tests-'));
 let status;
 try {
   const env = { ...process.env, TMPDIR: testTmp };
-  status = spawnSync(process.execPath, ['--import', 'tsx', '--test', ...files], { cwd: root, stdio: 'inherit', env }).status ?? 1;
+  status = spawnSync(process.execPath, ['--import', 'tsx', `--test-concurrency=${availableParallelism()}`, '--test', ...files], { cwd: root, stdio: 'inherit', env }).status ?? 1;
   // tsx keeps its compile cache in the temp directory (tsx-UID): that one is not a test's.
   const left = readdirSync(testTmp).filter((name) => !/^tsx-\d+$/.test(name));
   if (left.length > 0) {
