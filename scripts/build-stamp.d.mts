@@ -1,5 +1,5 @@
 // Types of scripts/build-stamp.mjs, for the tests that import it.
-export declare const BUILD_INPUTS: readonly string[];
+export declare function buildInputs(root: string): string[];
 export declare const STAMP_PATH: string;
 export declare function sourcesHash(root: string): string;
 export declare function buildState(root: string): 'current' | 'missing' | 'stale';

@@ -7,19 +7,15 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Every file or folder the build reads, from the repository's top. A build step that reads a
- * file elsewhere adds it here, or a change to that file would leave dist/ looking current.
+ * Every file or folder the build reads, from the repository's top: src/, the package files,
+ * every tsconfig*.json and every scripts/build*.mjs, so that a new build step named so, or a
+ * tsconfig for it, counts without a change here. A step that reads a file elsewhere adds it to
+ * this list, or a change to that file would leave dist/ looking current.
  */
-export const BUILD_INPUTS = [
-  'src',
-  'package.json',
-  'package-lock.json',
-  'tsconfig.json',
-  'tsconfig.build.json',
-  'scripts/build.mjs',
-  'scripts/build-stamp.mjs',
-  'scripts/build-single-file.mjs',
-];
+export function buildInputs(root) {
+  const named = (dir, pattern) => readdirSync(join(root, dir)).filter((name) => pattern.test(name)).map((name) => (dir === '.' ? name : `${dir}/${name}`));
+  return ['src', 'package.json', 'package-lock.json', ...named('.', /^tsconfig.*\.json$/), ...named('scripts', /^build.*\.mjs$/)].sort();
+}
 
 export const STAMP_PATH = join('dist', '.build-stamp');
 
@@ -31,7 +27,7 @@ function filesUnder(root, path) {
 /** The hash of the build's inputs under `root`: each file's path and bytes, in path order. */
 export function sourcesHash(root) {
   const hash = createHash('sha256');
-  const files = BUILD_INPUTS.flatMap((input) => filesUnder(root, input)).sort();
+  const files = buildInputs(root).flatMap((input) => filesUnder(root, input)).sort();
   for (const file of files) {
     const bytes = readFileSync(join(root, file));
     hash.update(`${file}\0${bytes.length}\0`).update(bytes);

@@ -1,7 +1,7 @@
 // `npm run build`: dist/ from src/, from scratch, then the stamp that says what it was built from
 // (scripts/build-stamp.mjs). The old dist/ goes first, stamp included, so a file whose source was
 // removed is not left behind and a build that fails half-way leaves no stamp: nothing runs it.
-// A new step goes in STEPS, and whatever it reads outside src/ into BUILD_INPUTS.
+// A new step goes in STEPS; what it reads outside src/ must be among buildInputs().
 //   node scripts/build.mjs              type-checks src/ as it compiles it
 //   node scripts/build.mjs --no-check   compiles without the check, for a caller that has just
 //                                       checked src/ itself (npm test's typecheck, which covers

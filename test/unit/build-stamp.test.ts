@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BUILD_INPUTS, buildState, sourcesHash, STAMP_PATH } from '../../scripts/build-stamp.mjs';
+import { buildInputs, buildState, sourcesHash, STAMP_PATH } from '../../scripts/build-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dirs: string[] = [];
@@ -15,12 +15,13 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A tree holding every build input (a file per top-level input, two under src/). */
+const TOP_LEVEL_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs', 'scripts/build-stamp.mjs', 'scripts/build-single-file.mjs'];
+
+/** A tree holding the build's inputs as they are today (a file per top-level input, two under src/). */
 function inputTree(): string {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-stamp-'));
   dirs.push(dir);
-  for (const input of BUILD_INPUTS) {
-    if (input === 'src') continue;
+  for (const input of TOP_LEVEL_INPUTS) {
     mkdirSync(dirname(join(dir, input)), { recursive: true });
     writeFileSync(join(dir, input), `${input}\n`);
   }
@@ -47,16 +48,30 @@ describe('the build stamp', () => {
     moved('a rename under src/');
     writeFileSync(join(dir, 'src', 'pages', 'sign-in.css'), 'body {}\n\n');
     moved('an edit of a file that is not TypeScript');
-    for (const input of BUILD_INPUTS.filter((name) => name !== 'src')) {
+    for (const input of TOP_LEVEL_INPUTS) {
       writeFileSync(join(dir, input), `${input} changed\n`);
       moved(`an edit of ${input}`);
     }
   });
 
+  it('counts a new build step or tsconfig without being told: scripts/build*.mjs, tsconfig*.json', () => {
+    const dir = inputTree();
+    const seen = new Set([sourcesHash(dir)]);
+    for (const file of ['scripts/build-pages.mjs', 'tsconfig.pages.json']) {
+      writeFileSync(join(dir, file), 'new\n');
+      assert.ok(!seen.has(sourcesHash(dir)), `adding ${file}`);
+      seen.add(sourcesHash(dir));
+      writeFileSync(join(dir, file), 'changed\n');
+      assert.ok(!seen.has(sourcesHash(dir)), `editing ${file}`);
+      seen.add(sourcesHash(dir));
+    }
+    assert.deepEqual(buildInputs(dir), ['package-lock.json', 'package.json', 'scripts/build-pages.mjs', 'scripts/build-single-file.mjs', 'scripts/build-stamp.mjs', 'scripts/build.mjs', 'src', 'tsconfig.build.json', 'tsconfig.json', 'tsconfig.pages.json']);
+  });
+
   it('stays put for what the build does not read: the tests, the docs, dist/ itself', () => {
     const dir = inputTree();
     const before = sourcesHash(dir);
-    for (const file of ['test/x.test.ts', 'docs/x.md', 'dist/cli.js', 'README.md']) {
+    for (const file of ['test/x.test.ts', 'docs/x.md', 'dist/cli.js', 'README.md', 'scripts/run-tests.mjs', 'scripts/ensure-built.mjs']) {
       mkdirSync(dirname(join(dir, file)), { recursive: true });
       writeFileSync(join(dir, file), 'anything\n');
     }
