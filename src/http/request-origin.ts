@@ -21,8 +21,17 @@ export function comparableHost(host: string): string | undefined {
   const split = splitHostPort(host);
   if (split === undefined || split.port === '' || (!split.isBracketed && !HOST_NAME.test(split.host))) return undefined;
   const port = split.port === undefined || split.port === '80' || split.port === '443' ? '' : `:${split.port}`;
-  const name = split.isBracketed ? new URL(`http://[${split.host}]`).hostname : split.host.toLowerCase();
-  return `${name}${port}`;
+  const name = split.isBracketed ? ipv6Name(split.host) : split.host.toLowerCase();
+  return name === undefined ? undefined : `${name}${port}`;
+}
+
+/**
+ * An IPv6 literal in brackets, in URL's one short spelling; undefined for one URL refuses though
+ * isIP takes it: a zone id (`fe80::1%25eth0`, RFC 6874), which no browser sends.
+ */
+function ipv6Name(literal: string): string | undefined {
+  const url = `http://[${literal}]`;
+  return URL.canParse(url) ? new URL(url).hostname : undefined;
 }
 
 /** Exactly `localhost`, or a loopback IP literal, on any port. */
