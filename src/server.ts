@@ -126,7 +126,6 @@ export async function startServer(config: Config, options: ServerOptions) {
       machineTokens,
       proxyTrust,
       accountCount: () => store.size,
-      publicHost: config.publicUrl === undefined ? undefined : new URL(config.publicUrl).host,
       origins: createOriginReader({ publicUrl: config.publicUrl, floodUrls: config.floodUrls, proxyTrust }),
       isTwoFactorRequiredOfAdministrators: config.requireMfaForAdmins,
       passwords: { hasher, throttle, now },

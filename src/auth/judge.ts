@@ -79,8 +79,6 @@ export function createJudge(deps: {
   readonly proxyTrust: ProxyTrust;
   /** How many accounts exist (`first-or-administrator`). */
   readonly accountCount: () => number;
-  /** `--public-url`'s host, when set: the host a same-origin request was sent to. */
-  readonly publicHost: string | undefined;
   /** Which origin a request was sent to: Gatehouse's own, a Flood web client's, or an app's. */
   readonly origins: OriginReader;
   /** `--require-mfa-for-admins`. */
@@ -98,7 +96,10 @@ export function createJudge(deps: {
       (kind === 'flood' && row.body === 'flood') ||
       (row.caller === 'first-or-administrator' && deps.accountCount() === 0);
   };
-  const requestHost = (req: IncomingMessage): string | undefined => deps.publicHost ?? proxyTrust.browserHost(req);
+  // Where the request was sent, as the browser named it: an `any` row answers on apps' origins too,
+  // and a Flood row on a Flood origin, so --public-url's host is not the only one (an http site's
+  // browser sends Origin without Sec-Fetch-Site; docs/contract/access.md "Cross-site rule").
+  const requestHost = (req: IncomingMessage): string | undefined => proxyTrust.browserHost(req);
 
   /** Counts as no session: an administrator's session without two factors, where the setting applies. */
   const isHeldBackByAdministratorRule = (row: AccessRow, caller: Caller): boolean =>

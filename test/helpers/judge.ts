@@ -15,7 +15,6 @@ export function judgeWithoutAccounts(): Judge {
     machineTokens: undefined,
     proxyTrust: createProxyTrust([]),
     accountCount: () => 0,
-    publicHost: undefined,
     origins: createOriginReader({ publicUrl: undefined, floodUrls: [], proxyTrust: createProxyTrust([]) }),
     isTwoFactorRequiredOfAdministrators: false,
     passwords: undefined as never,

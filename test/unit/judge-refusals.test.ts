@@ -20,7 +20,6 @@ function judgeWith(check: SessionChecker['check']) {
     machineTokens: undefined,
     proxyTrust: createProxyTrust([]),
     accountCount: () => 1,
-    publicHost: undefined,
     origins: createOriginReader({ publicUrl: undefined, floodUrls: [], proxyTrust: createProxyTrust([]) }),
     isTwoFactorRequiredOfAdministrators: false,
     // Neither is reached on these rows: no password is asked, nothing is logged.
