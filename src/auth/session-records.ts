@@ -132,14 +132,17 @@ export async function openSessionRecords(deps: {
         browser: session.browser,
         amr: session.amr,
       };
-      // Past the limit the oldest end first, with what was got through them (a racing sign-in's just after).
-      const doomed = withNewSession(store.current, record, sessionKeyOf, now).ended.map((other) => other.id);
-      const ended = await endThrough(doomed, () => store.change((current) => {
-        const { next, ended } = withNewSession(current, record, sessionKeyOf, now);
-        return { next, result: ended };
-      }));
-      await tell(ended.map((other) => other.id).filter((id) => !doomed.includes(id)));
-      return { id: record.id, ended };
+      // Past the limit the oldest end first, with what was got through them. A racing sign-in may
+      // have taken the room counted on: the change then ends nothing and the count starts again, so
+      // no record goes before its listeners have run.
+      for (;;) {
+        const doomed = withNewSession(store.current, record, sessionKeyOf, now).ended.map((other) => other.id);
+        const ended = await endThrough(doomed, () => store.change((current) => {
+          const { next, ended } = withNewSession(current, record, sessionKeyOf, now);
+          return ended.every((other) => doomed.includes(other.id)) ? { next, result: ended } : { next: current, result: undefined };
+        }));
+        if (ended !== undefined) return { id: record.id, ended };
+      }
     },
     /**
      * Binds a session to its account's new session key after a credential change made from it, with
