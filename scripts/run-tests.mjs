@@ -8,9 +8,11 @@
 // and the directory is removed either way. Files run as many at a time as the machine has cores:
 // node's default keeps one core for its runner, which only waits, so on two cores one file ran at
 // a time and a core sat idle whenever that file waited on a child (the built service, a browser,
-// a container) or a timer.
+// a container) or a timer. Tests that run many cells inside one test (the access matrix) tally them
+// in a file of the runner's (test/helpers/tally.ts): their sum is printed after the test runner's
+// own count of tests.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -24,6 +26,17 @@ function findTests(dir, skip) {
     if (entry.isDirectory()) return path === skip ? [] : findTests(path, skip);
     return entry.name.endsWith('.test.ts') ? [relative(root, path)] : [];
   });
+}
+
+/** Prints the cells the tests tallied, by kind, apart from the tests. */
+function printTally(file) {
+  if (!existsSync(file)) return;
+  const sums = new Map();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [kind, count] = line.split('\t');
+    if (kind !== undefined && kind !== '' && /^\d+$/.test(count ?? '')) sums.set(kind, (sums.get(kind) ?? 0) + Number(count));
+  }
+  for (const [kind, sum] of sums) console.log(`${kind}: ${sum.toLocaleString('en')} cells (inside the tests counted above)`);
 }
 
 let files;
@@ -44,10 +57,13 @@ if (files.length === 0) {
   process.exit(1);
 }
 const testTmp = mkdtempSync(join(tmpdir(), 'gatehouse-tests-'));
+const tallyDir = mkdtempSync(join(tmpdir(), 'gatehouse-tally-'));
+const tallyFile = join(tallyDir, 'cells');
 let status;
 try {
-  const env = { ...process.env, TMPDIR: testTmp };
+  const env = { ...process.env, TMPDIR: testTmp, GATEHOUSE_TEST_TALLY: tallyFile };
   status = spawnSync(process.execPath, ['--import', 'tsx', `--test-concurrency=${availableParallelism()}`, '--test', ...files], { cwd: root, stdio: 'inherit', env }).status ?? 1;
+  printTally(tallyFile);
   // tsx keeps its compile cache in the temp directory (tsx-UID): that one is not a test's.
   const left = readdirSync(testTmp).filter((name) => !/^tsx-\d+$/.test(name));
   if (left.length > 0) {
@@ -56,5 +72,6 @@ try {
   }
 } finally {
   rmSync(testTmp, { recursive: true, force: true });
+  rmSync(tallyDir, { recursive: true, force: true });
 }
 process.exit(status);

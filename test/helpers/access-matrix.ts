@@ -1,38 +1,21 @@
-// The access matrix: every row of the access table (src/auth/access.ts) x every credential kind x every
-// account state, each a test of its own, over real HTTP against the real server. The answer each cell
-// expects is what the table promises (test/helpers/access-model.ts, from the row's fields); where the
-// judge lets the request through, it is the handler's own answer to the row's fixture
-// (test/helpers/access-fixtures.ts), made so that it can succeed.
+// The access matrix: the rows of the access table (src/auth/access.ts) x the credential kinds x the
+// account states, one cell of each class the policy tells apart (test/helpers/access-plan.ts says
+// which and why), over real HTTP against the real server. The answer each cell expects is what the
+// written policy promises (test/helpers/access-model.ts, from test/policy/access-policy.ts, never from
+// the table); where the judge lets the request through, it is the handler's own answer to the row's
+// fixture (test/helpers/access-fixtures.ts), made so that it can succeed. The cells of one world run
+// in one test, which names every cell that failed; their number is reported apart from the tests'
+// (test/helpers/tally.ts).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { ACCESS, ACTIONS, type Action } from '../../src/auth/access.js';
-import { assertError } from './api.js';
-import {
-  CREDENTIALS, FACTOR_STATES, promised, type Cell, type Counted, type Credential, type FactorState, type Persona, type Settings,
-} from './access-model.js';
-import {
-  FIXTURES, type AccountRun, type AccountVariant, type BareVariant, type Expected, type Prepared,
-} from './access-fixtures.js';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import { ACTIONS } from '../../src/auth/access.js';
+import type { Settings } from './access-model.js';
+import type { AccountRun, Prepared } from './access-fixtures.js';
+import { FIXTURES } from './access-fixtures.js';
+import { matrixPlan, missingFixtureMessage, type PlannedCell, type WorldName } from './access-plan.js';
 import { openBareServer, openWorld, type CredentialMaterial, type TrackedAccount, type World } from './access-world.js';
 import type { RequestOptions } from './server.js';
-
-const FIXTURES_FILE = 'test/helpers/access-fixtures.ts';
-
-/** Every action with a fixture, in the table's order. */
-function actionsWithFixtures(): Action[] {
-  return ACTIONS.filter((action) => FIXTURES[action] !== undefined);
-}
-
-/** What to write where, for a row the matrix cannot try yet. */
-export function missingFixtureMessage(action: Action): string {
-  const row = ACCESS[action];
-  return `the access row ${action} (${row.method} ${row.path}) has no fixture, so the access matrix cannot try it: ` +
-    `add \`${action}: { variants: [...] }\` to FIXTURES in ${FIXTURES_FILE}: a request that succeeds for the account ` +
-    `when the judge lets it through (prepare there what the handler needs, as confirmTotp begins a set-up and ` +
-    `addPasskey registers a software authenticator), the handler's answer then, \`after\` to keep the tracked ` +
-    `accounts true to what it changed, and \`namesAccount: true\` if its path names an account or an account's ` +
-    `token or passkey. A row served only under a setting needs its world in test/helpers/access-matrix.ts.`;
-}
+import { tallyCells } from './tally.js';
 
 /** Adds the credential the cell names to the fixture's request. */
 function withCredential(options: RequestOptions, material: CredentialMaterial): RequestOptions {
@@ -43,58 +26,54 @@ function withCredential(options: RequestOptions, material: CredentialMaterial): 
   return { ...options, path, headers, ...(cookie === undefined ? {} : { token: cookie }) };
 }
 
-/** The answer the table promises in `cell`: the judge's refusal, or the fixture's answer. */
-function expectedIn<R>(action: Action, cell: Cell, answer: (caller: Counted | undefined) => Expected<R>): Expected<R> {
-  const verdict = promised(ACCESS[action], cell);
-  if (verdict.kind === 'admitted') return answer(verdict.caller);
-  return { summary: `${verdict.status} ${verdict.code}`, check: (res) => assertError(res, verdict.status, verdict.code) };
-}
-
 /** The accounts a world's cells ask from. */
 interface Cast {
   readonly world: () => World;
   readonly owner: () => TrackedAccount;
   changee(): Promise<TrackedAccount>;
+  /** The caller of a cell: the user or administrator of its level and second factors, or the last administrator. */
+  callerOf(planned: PlannedCell): Promise<TrackedAccount>;
 }
 
-function defineAccountCell(
-  cast: Cast,
-  settings: Settings,
-  caller: () => Promise<TrackedAccount>,
-  target: { readonly action: Action; readonly variant: AccountVariant; readonly isSelf: boolean },
-  credential: Credential,
-  factors: FactorState,
-  persona: Persona,
-): void {
-  const { action, variant, isSelf } = target;
-  const cell: Cell = { settings, credential, account: { factors, persona }, password: variant.password, asks: variant.asks };
-  const expected = expectedIn(action, cell, (counted) => variant.answer(cell, counted));
-  it(`${action}${variant.label} x ${credential.name} x ${factors}, ${persona}: ${expected.summary}`, async () => {
-    const world = cast.world();
-    const account = await caller();
-    await world.ensure(account, factors);
-    // The credential's machine tokens are made first (an expired one moves the clock on), the fixture's
-    // preparation next (adding a passkey ends the account's other sessions), the session tokens last:
-    // so each credential is what the cell says when the request goes out.
-    await world.materialOf(account, credential);
-    const setting = { world, caller: account, factors, isSelf, owner: cast.owner, changee: cast.changee };
-    const prepared: Prepared = await variant.request(setting);
-    const material = await world.materialOf(account, credential);
-    const run: AccountRun = { ...setting, material };
-    const res = await world.send(withCredential(prepared.options, material));
-    prepared.after?.(res);
-    try {
-      await expected.check(res, run);
-    } catch (error) {
-      // Whatever the server did instead, the next cell learns the account's session key anew.
-      account.sid = undefined;
-      throw error;
-    }
-  });
+/** Runs one cell on a world with accounts; throws when the answer is not the expected one. */
+async function runAccountCell(cast: Cast, planned: PlannedCell): Promise<void> {
+  const { variant, credential, factors, isSelf, expected } = planned;
+  if (variant.world !== 'with accounts') throw new TypeError(`${planned.name}: not a cell of a world with accounts`);
+  const world = cast.world();
+  const account = await cast.callerOf(planned);
+  await world.ensure(account, factors);
+  // The credential's machine tokens are made first (an expired one moves the clock on), the fixture's
+  // preparation next (adding a passkey ends the account's other sessions), the session tokens last:
+  // so each credential is what the cell says when the request goes out.
+  await world.materialOf(account, credential);
+  const setting = { world, caller: account, factors, isSelf, owner: cast.owner, changee: cast.changee };
+  const prepared: Prepared = await variant.request(setting);
+  const material = await world.materialOf(account, credential);
+  const run: AccountRun = { ...setting, material };
+  const res = await world.send(withCredential(prepared.options, material));
+  prepared.after?.(res);
+  try {
+    await (expected.check as (res: unknown, run: AccountRun) => Promise<void> | void)(res, run);
+  } catch (error) {
+    // Whatever the server did instead, the next cell learns the account's session key anew.
+    account.sid = undefined;
+    throw error;
+  }
 }
 
-const accountVariantsOf = (action: Action): AccountVariant[] =>
-  (FIXTURES[action]?.variants ?? []).filter((variant): variant is AccountVariant => variant.world === 'with accounts');
+/** Runs one cell on a server of its own without accounts. */
+async function runBareCell(planned: PlannedCell): Promise<void> {
+  const { variant, expected } = planned;
+  if (variant.world === 'with accounts') throw new TypeError(`${planned.name}: not a cell of a world without accounts`);
+  const server = await openBareServer(variant.world === '--auth none' ? { GATEHOUSE_AUTH: 'none' } : {});
+  try {
+    const run = { server, material: {} };
+    const res = await server.send(variant.request(run).options);
+    await (expected.check as (res: unknown, run: unknown) => Promise<void> | void)(res, run);
+  } finally {
+    await server.close();
+  }
+}
 
 /** `value`, once the world's `before` has set it. */
 function started<T>(value: T | undefined): T {
@@ -103,7 +82,7 @@ function started<T>(value: T | undefined): T {
 }
 
 /** A world's accounts: each made at the first cell that asks from it, then kept by the world's tracking. */
-function castOf(getWorld: () => World, getOwner: () => TrackedAccount) {
+function castOf(getWorld: () => World, getOwner: () => TrackedAccount): Cast {
   const accounts = new Map<string, TrackedAccount>();
   let changee: TrackedAccount | undefined;
   return {
@@ -114,16 +93,36 @@ function castOf(getWorld: () => World, getOwner: () => TrackedAccount) {
       if (changee === undefined || !changee.exists) changee = await world.register(world.root, 5, 'changee');
       return changee;
     },
-    account: (name: string, level: number) => async (): Promise<TrackedAccount> => {
+    async callerOf(planned: PlannedCell): Promise<TrackedAccount> {
+      const world = getWorld();
+      if (planned.world === 'the last administrator') return world.root;
+      const name = `${planned.level === 10 ? 'administrator' : 'user'} ${planned.factors}`;
       let account = accounts.get(name);
       if (account === undefined) {
-        const world = getWorld();
-        account = await world.register(world.root, level, name.replaceAll(' ', '-'));
+        account = await world.register(world.root, planned.level, name.replaceAll(' ', '-'));
         accounts.set(name, account);
       }
       return account;
     },
   };
+}
+
+/** Set by the mutation check (scripts/mutants.mjs): stop at the first cell that fails. */
+const isFailFast = process.env['GATEHOUSE_MATRIX_FAIL_FAST'] === '1';
+
+/** Runs `cells` in order and fails naming every cell whose answer was not the expected one. */
+async function runCells(t: TestContext, label: string, cells: readonly PlannedCell[], run: (cell: PlannedCell) => Promise<void>): Promise<void> {
+  const failures: string[] = [];
+  for (const cell of cells) {
+    try {
+      await run(cell);
+    } catch (error) {
+      failures.push(`${cell.name}\n    ${String(error instanceof Error ? error.message : error).split('\n').join('\n    ')}`);
+      if (isFailFast) break;
+    }
+  }
+  tallyCells(t, label, cells.length);
+  if (failures.length > 0) assert.fail(`${failures.length} of ${cells.length} cells failed:\n${failures.join('\n')}`);
 }
 
 function settingsEnv(settings: Settings): Record<string, string> {
@@ -134,11 +133,12 @@ function settingsName(settings: Settings): string {
   return settings.isTwoFactorRequiredOfAdministrators ? ' under --require-mfa-for-admins' : '';
 }
 
-/**
- * Users and administrators (never the last one: root is another) in each factor state. A user asks
- * about its own account, and where a path names an account about another's; an administrator about another's.
- */
+const cellsOf = (settings: Settings, world: WorldName): PlannedCell[] => matrixPlan().cells.filter((cell) =>
+  cell.world === world && cell.settings.isTwoFactorRequiredOfAdministrators === settings.isTwoFactorRequiredOfAdministrators);
+
+/** Users and administrators in each state of second factors (never the last administrator: root is another). */
 function describeUsersAndAdministrators(settings: Settings): void {
+  const cells = cellsOf(settings, 'users and administrators');
   describe(`access matrix${settingsName(settings)}: users and administrators`, () => {
     let world: World | undefined;
     let owner: TrackedAccount | undefined;
@@ -150,91 +150,46 @@ function describeUsersAndAdministrators(settings: Settings): void {
       await world.machineTokenOf(owner);
     });
     after(() => world?.close());
-    for (const factors of FACTOR_STATES) {
-      for (const level of [5, 10]) {
-        const caller = cast.account(`${level === 10 ? 'administrator' : 'user'} ${factors}`, level);
-        for (const action of actionsWithFixtures()) {
-          const namesAccount = FIXTURES[action]?.namesAccount === true;
-          for (const variant of accountVariantsOf(action)) {
-            const personas: Array<{ persona: Persona; isSelf: boolean }> = level === 10
-              ? [{ persona: 'administrator', isSelf: !namesAccount }]
-              : [{ persona: 'self', isSelf: true }, ...(namesAccount ? [{ persona: 'another user' as const, isSelf: false }] : [])];
-            for (const { persona, isSelf } of personas) {
-              for (const credential of CREDENTIALS) {
-                defineAccountCell(cast, settings, caller, { action, variant, isSelf }, credential, factors, persona);
-              }
-            }
-          }
-        }
-      }
-    }
+    it(`answers each of ${cells.length} cells as the policy says`, (t) => runCells(t, 'users and administrators', cells, (cell) => runAccountCell(cast, cell)));
   });
 }
 
-/** The only administrator, asking about its own account, in each factor state in turn. */
+/** The only administrator, asking about its own account, in each state of second factors in turn. */
 function describeLastAdministrator(settings: Settings): void {
+  const cells = cellsOf(settings, 'the last administrator');
   describe(`access matrix${settingsName(settings)}: the last administrator`, () => {
     let world: World | undefined;
-    const cast: Cast = {
-      world: () => started(world),
-      owner: () => {
-        throw new TypeError('the last administrator asks only about its own account');
-      },
-      changee: () => Promise.reject(new TypeError('the last administrator asks only about its own account')),
-    };
+    const cast = castOf(() => started(world), () => {
+      throw new TypeError('the last administrator asks only about its own account');
+    });
     before(async () => {
       world = await openWorld(settingsEnv(settings));
     });
     after(() => world?.close());
-    const caller = async (): Promise<TrackedAccount> => started(world).root;
-    for (const factors of FACTOR_STATES) {
-      for (const action of actionsWithFixtures()) {
-        for (const variant of accountVariantsOf(action)) {
-          for (const credential of CREDENTIALS) {
-            defineAccountCell(cast, settings, caller, { action, variant, isSelf: true }, credential, factors, 'last administrator');
-          }
-        }
-      }
-    }
+    it(`answers each of ${cells.length} cells as the policy says`, (t) => runCells(t, 'the last administrator', cells, (cell) => runAccountCell(cast, cell)));
   });
 }
 
-/** Rows served where no account exists: before the first registration, and with `--auth none`. */
+/** Rows served where no account exists: before the first registration, and with `--auth none`, from loopback. */
 function describeWithoutAccounts(settings: Settings): void {
-  const none = CREDENTIALS[0];
-  if (none?.carrier !== 'none') throw new TypeError('the first credential kind is none');
-  for (const kind of ['no account yet', '--auth none'] as const) {
-    describe(`access matrix: ${kind}`, () => {
-      const env = kind === '--auth none' ? { GATEHOUSE_AUTH: 'none' } : {};
-      for (const action of actionsWithFixtures()) {
-        const variants = (FIXTURES[action]?.variants ?? []).filter((variant): variant is BareVariant => variant.world === kind);
-        for (const variant of variants) {
-          const cell: Cell = { settings, credential: none, account: undefined, password: variant.password, asks: variant.asks };
-          const expected = expectedIn(action, cell, (counted) => variant.answer(cell, counted));
-          it(`${action}${variant.label} x none x ${kind}${kind === '--auth none' ? ', from loopback' : ''}: ${expected.summary}`, async () => {
-            const server = await openBareServer(env);
-            try {
-              const run = { server, material: {} };
-              const res = await server.send(variant.request(run).options);
-              await expected.check(res, run);
-            } finally {
-              await server.close();
-            }
-          });
-        }
-      }
+  for (const world of ['no account yet', '--auth none'] as const) {
+    const cells = cellsOf(settings, world);
+    if (cells.length === 0) continue;
+    describe(`access matrix: ${world}`, () => {
+      it(`answers each of ${cells.length} cells as the policy says, each on a server of its own`, (t) => runCells(t, world, cells, runBareCell));
     });
   }
 }
 
-/** Defines the whole matrix under `settings`; the rows without a fixture fail first. */
+/** Defines the matrix under `settings`; the rows without a fixture fail first. */
 export function defineAccessMatrix(settings: Settings): void {
-  describe(`access matrix${settingsName(settings)}: every row has a fixture`, () => {
-    for (const action of ACTIONS) {
-      it(action, () => assert.ok(FIXTURES[action] !== undefined, missingFixtureMessage(action)));
-    }
+  describe(`access matrix${settingsName(settings)}`, () => {
+    it('has a fixture for every row of the table', () => {
+      const missing = ACTIONS.filter((action) => FIXTURES[action] === undefined);
+      assert.deepEqual(missing.map(missingFixtureMessage), []);
+    });
   });
   describeUsersAndAdministrators(settings);
   describeLastAdministrator(settings);
-  if (!settings.isTwoFactorRequiredOfAdministrators) describeWithoutAccounts(settings);
+  describeWithoutAccounts(settings);
 }

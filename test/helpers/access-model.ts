@@ -1,7 +1,8 @@
-// What the access table (src/auth/access.ts) promises for one cell: a row, a credential, an account.
-// Written from the rows' fields and the words of docs/contract/access.md and docs/contract/gate.md,
-// never by asking the judge (src/auth/judge.ts): a test that asked it could not fail.
-import type { AccessRow } from '../../src/auth/access.js';
+// What the written policy (test/policy/access-policy.ts) promises for one cell: an action's rule, a
+// credential, an account. Written from the rule's words and docs/contract/access.md and
+// docs/contract/gate.md, never from the table the server reads (src/auth/access.ts) and never by
+// asking the judge (src/auth/judge.ts): a test that asked either could not fail when they are wrong.
+import type { Rule } from '../policy/access-policy.js';
 
 /** How a request carries (or fails to carry) a credential. */
 export type Credential =
@@ -90,7 +91,7 @@ export interface Cell {
   readonly asks: GateAsks | undefined;
 }
 
-/** The caller the row counts: a session made with `amr`, or a machine token. */
+/** The caller the rule counts: a session made with `amr`, or a machine token. */
 export type Counted = { readonly via: 'session'; readonly amr: readonly string[] } | { readonly via: 'token' };
 
 export type Promised =
@@ -105,10 +106,10 @@ function isTwoFactor(amr: readonly string[]): boolean {
 }
 
 /**
- * The credential as the row counts it: `?token=` only where the row takes it, a machine token only
- * where the row takes one, an expired or revoked token nowhere.
+ * The credential as the rule counts it: `?token=` only where the rule takes it, a machine token only
+ * where the rule takes one, an expired or revoked token nowhere.
  */
-function countedBy(row: AccessRow, credential: Credential): Counted | undefined {
+function countedBy(rule: Rule, credential: Credential): Counted | undefined {
   switch (credential.carrier) {
     case 'none':
     case 'dead session':
@@ -118,9 +119,9 @@ function countedBy(row: AccessRow, credential: Credential): Counted | undefined 
     case 'cookie':
       return { via: 'session', amr: credential.amr };
     case 'url':
-      return row.urlToken ? { via: 'session', amr: credential.amr } : undefined;
+      return rule.urlToken ? { via: 'session', amr: credential.amr } : undefined;
     case 'machine':
-      return row.machineToken ? { via: 'token' } : undefined;
+      return rule.machineToken ? { via: 'token' } : undefined;
   }
 }
 
@@ -130,35 +131,35 @@ const AUTH_REQUIRED = refused(401, 'AUTH_REQUIRED');
 /** Whether another site's page sent the request. */
 export const isCrossSite = (credential: Credential): boolean => credential.carrier === 'cookie' && credential.isCrossSite === true;
 
-/** What the table promises for `row` in `cell`. */
-export function promised(row: AccessRow, cell: Cell): Promised {
+/** What the policy promises for `rule` in `cell`. */
+export function promised(rule: Rule, cell: Cell): Promised {
   // docs/contract/access.md "Cross-site rule": a change another site starts is refused before anything else.
-  if (isCrossSite(cell.credential) && isRefusedFromAnotherSite(row)) return refused(403, 'CROSS_SITE_REQUEST');
-  const caller = row.caller;
+  if (isCrossSite(cell.credential) && isRefusedFromAnotherSite(rule)) return refused(403, 'CROSS_SITE_REQUEST');
+  const caller = rule.who;
   switch (caller) {
     case 'anyone':
     case 'proxy':
-      // No credential is judged (a proxy row answers loopback, where the tests run, as the proxy).
+      // No credential is judged (a proxy rule answers loopback, where the tests run, as the proxy).
       return { kind: 'admitted', caller: undefined };
     case 'gate':
-      return promisedAtGate(row, cell);
+      return promisedAtGate(rule, cell);
     case 'optional':
     case 'account':
     case 'administrator':
     case 'first-or-administrator':
-      return promisedToSession(row, cell, caller);
+      return promisedToSession(rule, cell, caller);
   }
 }
 
 function promisedToSession(
-  row: AccessRow, cell: Cell, caller: 'optional' | 'account' | 'administrator' | 'first-or-administrator',
+  rule: Rule, cell: Cell, caller: 'optional' | 'account' | 'administrator' | 'first-or-administrator',
 ): Promised {
   const { account } = cell;
   const isAdministrator = account !== undefined && isAdministratorPersona(account.persona);
-  let counted = account === undefined ? undefined : countedBy(row, cell.credential);
-  // `--require-mfa-for-admins`: an administrator's one-factor session counts as none where the row says so.
+  let counted = account === undefined ? undefined : countedBy(rule, cell.credential);
+  // `--require-mfa-for-admins`: an administrator's one-factor session counts as none where the rule says so.
   if (
-    counted?.via === 'session' && row.adminTwoFactor && cell.settings.isTwoFactorRequiredOfAdministrators &&
+    counted?.via === 'session' && rule.adminTwoFactor && cell.settings.isTwoFactorRequiredOfAdministrators &&
     isAdministrator && !isTwoFactor(counted.amr)
   ) {
     counted = undefined;
@@ -173,16 +174,16 @@ function promisedToSession(
     return refused(403, 'NOT_ADMINISTRATOR');
   }
   if (counted.via !== 'session') throw new TypeError('a machine token counts only at the gate');
-  if (account !== undefined && needsTwoFactors(row, account) && !isTwoFactor(counted.amr)) {
+  if (account !== undefined && needsTwoFactors(rule, account) && !isTwoFactor(counted.amr)) {
     return refused(403, 'SECOND_FACTOR_SESSION_REQUIRED');
   }
-  if (row.password && cell.password === 'wrong') return refused(403, 'WRONG_PASSWORD');
+  if (rule.password && cell.password === 'wrong') return refused(403, 'WRONG_PASSWORD');
   return { kind: 'admitted', caller: counted };
 }
 
-/** `page` rows answer another site's navigation with a page of their own (the fixture's answer). */
-function isRefusedFromAnotherSite(row: AccessRow): boolean {
-  switch (row.crossSite) {
+/** `page` rules answer another site's navigation with a page of their own (the fixture's answer). */
+function isRefusedFromAnotherSite(rule: Rule): boolean {
+  switch (rule.crossSite) {
     case 'refused':
       return true;
     case 'allowed':
@@ -191,9 +192,9 @@ function isRefusedFromAnotherSite(row: AccessRow): boolean {
   }
 }
 
-/** Whether the row asks this account for a two-factor session (the gate judges `asked` itself). */
-function needsTwoFactors(row: AccessRow, account: Account): boolean {
-  switch (row.factors) {
+/** Whether the rule asks this account for a two-factor session (the gate judges `asked` itself). */
+function needsTwoFactors(rule: Rule, account: Account): boolean {
+  switch (rule.factors) {
     case 'one':
     case 'asked':
       return false;
@@ -208,14 +209,14 @@ function needsTwoFactors(row: AccessRow, account: Account): boolean {
  * administrator under `--require-mfa-for-admins`), a session without them, or a machine token without
  * `tokens=1`, is 401 SECOND_FACTOR_REQUIRED; `level=ADMINISTRATOR` refuses a user 403 NOT_ADMINISTRATOR.
  */
-function promisedAtGate(row: AccessRow, cell: Cell): Promised {
+function promisedAtGate(rule: Rule, cell: Cell): Promised {
   const { account, asks } = cell;
   if (asks === undefined) throw new TypeError('a gate cell says what the forward URL asks');
-  const counted = account === undefined ? undefined : countedBy(row, cell.credential);
+  const counted = account === undefined ? undefined : countedBy(rule, cell.credential);
   if (counted === undefined) return AUTH_REQUIRED;
   const isAdministrator = isAdministratorPersona(account?.persona ?? 'self');
   const isTwoFactorAsked = asks.isTwoFactorAsked ||
-    (row.adminTwoFactor && cell.settings.isTwoFactorRequiredOfAdministrators && isAdministrator);
+    (rule.adminTwoFactor && cell.settings.isTwoFactorRequiredOfAdministrators && isAdministrator);
   const isTwoFactorCaller = counted.via === 'token' ? asks.areTokensAllowed : isTwoFactor(counted.amr);
   if (isTwoFactorAsked && !isTwoFactorCaller) return refused(401, 'SECOND_FACTOR_REQUIRED');
   if (asks.isAdministratorAsked && !isAdministrator) return refused(403, 'NOT_ADMINISTRATOR');
