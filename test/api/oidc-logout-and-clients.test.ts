@@ -69,6 +69,12 @@ describe('RP-initiated logout', () => {
   it('an unregistered post_logout_redirect_uri, or one whose app cannot be told: a 400 page, never a redirect', async () => {
     for (const query of [
       { id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' },
+      // Compared exactly: not as a prefix, nor with the case or a path of its own changed.
+      { id_token_hint: idToken, post_logout_redirect_uri: `${AFTER_LOGOUT}.evil.example/` },
+      { id_token_hint: idToken, post_logout_redirect_uri: `${AFTER_LOGOUT}/../../evil` },
+      { id_token_hint: idToken, post_logout_redirect_uri: `${AFTER_LOGOUT}?next=https://evil.example/` },
+      { id_token_hint: idToken, post_logout_redirect_uri: AFTER_LOGOUT.toUpperCase() },
+      { id_token_hint: idToken, post_logout_redirect_uri: AFTER_LOGOUT.slice(0, -1) },
       { client_id: client.clientId, post_logout_redirect_uri: REDIRECT },
       { post_logout_redirect_uri: AFTER_LOGOUT },
       { id_token_hint: 'garbage', post_logout_redirect_uri: AFTER_LOGOUT },

@@ -115,6 +115,7 @@ describe('a stolen password-only cookie of an account without a second factor', 
     assert.equal(options.status, 200, 'the options change nothing');
     const credential = newAuthenticator().create(options.json as never);
     assertError(await post(server, '/api/auth/account/passkeys', user.token, { name: 'attacker', credential }), 400, 'VALIDATION_FAILED');
+    assertError(await post(server, '/api/auth/account/passkeys', user.token, { name: 'attacker', credential, password: 'a guess' }), 403, 'WRONG_PASSWORD');
     assertError(await post(server, '/api/auth/account/tokens', user.token, { name: 'attacker' }), 400, 'VALIDATION_FAILED');
     assertError(await post(server, '/api/auth/account/tokens', user.token, { name: 'attacker', password: 'a guess' }), 403, 'WRONG_PASSWORD');
     const account = (await server.request({ path: '/api/auth/account', token: user.token })).json as { passkeys: unknown[]; tokens: unknown[] };
