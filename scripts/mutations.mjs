@@ -192,6 +192,30 @@ export const MUTATIONS = Object.freeze([
     replace: 'if (!row.password || caller === undefined) return { caller, isCrossSite, confirmPassword: NOT_CONFIRMED };\n    if (isAdministrator(caller.user.level)) return { caller: undefined, isCrossSite, confirmPassword: async () => caller };',
     tests: matrix(),
   },
+  {
+    name: 'judge (matrix): another site\'s PATCH and DELETE are let through',
+    promise: MATRIX,
+    file: 'src/auth/judge.ts',
+    search: "if (isCrossSite && row.crossSite === 'refused') throw CROSS_SITE_REQUEST;",
+    replace: "if (isCrossSite && row.crossSite === 'refused' && req.method !== 'PATCH' && req.method !== 'DELETE') throw CROSS_SITE_REQUEST;",
+    tests: matrix(),
+  },
+  {
+    name: 'judge (matrix): administrators\' rows ask no second factor of a one-factor session',
+    promise: MATRIX,
+    file: 'src/auth/judge.ts',
+    search: "if (row.factors === 'two-once-enrolled' && hasSecondFactor(caller.user) && !isTwoFactor(caller.claims.amr)) {",
+    replace: "if (row.factors === 'two-once-enrolled' && row.caller === 'account' && hasSecondFactor(caller.user) && !isTwoFactor(caller.claims.amr)) {",
+    tests: matrix(),
+  },
+  {
+    name: 'judge (matrix): the gate\'s level=ADMINISTRATOR lets a user\'s machine token through',
+    promise: MATRIX,
+    file: 'src/auth/judge.ts',
+    search: 'const isAdministratorMissing = asks.isAdministratorAsked && !isAdministrator(user.level);',
+    replace: "const isAdministratorMissing = asks.isAdministratorAsked && via === 'session' && !isAdministrator(user.level);",
+    tests: matrix(),
+  },
 
   // Sessions and tokens.
   {
