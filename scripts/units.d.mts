@@ -5,6 +5,7 @@ export interface Unit {
   readonly name: string;
   readonly holds: string;
   readonly paths: readonly string[];
+  readonly offUnless?: string;
 }
 export declare const UNITS: readonly Unit[];
 export declare function isMatch(path: string, file: string): boolean;
@@ -15,10 +16,24 @@ export interface FileSize {
   readonly file: string;
   readonly lines: number;
 }
+export declare const ENTRIES: { readonly loaded: string; readonly service: string };
+export declare function importedFiles(root: string, entry: string): string[];
+export interface Part {
+  readonly files: number;
+  readonly lines: number;
+}
 export interface Sizes {
-  readonly units: ReadonlyArray<{ readonly name: string; readonly lines: number; readonly files: readonly FileSize[] }>;
+  readonly units: ReadonlyArray<{
+    readonly name: string;
+    readonly offUnless: string | undefined;
+    readonly lines: number;
+    readonly serviceLines: number;
+    readonly files: readonly FileSize[];
+  }>;
   readonly unclaimed: readonly string[];
   readonly claimedTwice: readonly string[];
   readonly total: number;
+  readonly files: number;
+  readonly deployment: { readonly loaded: Part; readonly service: Part; readonly byDefault: Part };
 }
 export declare function measure(root: string): Sizes;

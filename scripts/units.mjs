@@ -1,10 +1,12 @@
 // The units of the code: every file under src/ belongs to exactly one, so a reviewer can read a unit
-// on its own and knows what the core is (SECURITY.md's reading list, docs/architecture.md). The core
-// decides who gets in on every request and is what every deployment runs; each other unit is either
-// a capability an operator may leave unused or a part with one job the core calls.
-// `npm run size` prints the sizes; test/unit/units.test.ts holds the limits.
+// on its own (SECURITY.md's reading list, docs/architecture.md). The core decides who gets in on every
+// request; each other unit is either a capability an operator may leave unused or a part with one job
+// the core calls. What a deployment runs is counted, not named: the files `gatehouse serve` loads are
+// those the command line imports (importedFiles). `npm run size` prints the sizes; test/unit/units.test.ts
+// holds the limits.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { buildSync } from 'esbuild';
 
 /** At most this many non-blank lines in the core, and in any one file under src/. */
 export const CORE_LIMIT = 5_050;
@@ -13,6 +15,8 @@ export const FILE_LIMIT = 400;
 /**
  * A path is a file (`src/app.ts`), a folder with everything under it (`src/oidc/`), or a file name
  * prefix in one folder (`src/auth/totp*`). A file matched by two units' paths is an error, not a tie.
+ * `offUnless`: the setting without which the unit, loaded by `serve`, runs nothing (its start returns
+ * at once and its routes answer 404, as its own tests show).
  */
 export const UNITS = Object.freeze([
   {
@@ -54,6 +58,7 @@ export const UNITS = Object.freeze([
     name: 'logout revocation',
     holds: 'with --revoke-on-logout (off by default), the list of logged-out tokens refused until they expire, bounded and durable',
     paths: ['src/auth/revocations.ts'],
+    offUnless: '--revoke-on-logout',
   },
   {
     name: 'hashing pool',
@@ -79,6 +84,7 @@ export const UNITS = Object.freeze([
     name: 'OpenID Connect',
     holds: 'the OpenID Connect provider: clients, codes, signing keys, its routes and pages',
     paths: ['src/oidc/'],
+    offUnless: '--public-url',
   },
   {
     name: 'sessions people see',
@@ -126,25 +132,62 @@ export function sourceFiles(root) {
   return walk(join(root, 'src')).sort();
 }
 
+/**
+ * Where a deployment's code is counted from: the command line (`gatehouse serve` loads every file it
+ * imports, whatever the command) and the serve command (src/cli/commands.ts: the settings, the logger
+ * and the service, src/server.ts, with everything it imports).
+ */
+export const ENTRIES = Object.freeze({ loaded: 'src/cli.ts', service: 'src/cli/commands.ts' });
+
+/**
+ * The files under src/ that `entry` imports, directly or not, as esbuild's bundler follows them for
+ * the one-file build (scripts/build-single-file.mjs): imports of types only are erased and load
+ * nothing. src/ has no dynamic import (test/unit/units.test.ts), so these are the files Node loads.
+ */
+export function importedFiles(root, entry) {
+  const { metafile } = buildSync({
+    absWorkingDir: root, entryPoints: [entry], bundle: true, write: false, metafile: true,
+    platform: 'node', format: 'esm', packages: 'external', logLevel: 'error',
+  });
+  return Object.keys(metafile.inputs).filter((file) => file.startsWith('src/')).sort();
+}
+
 /** Lines holding anything but white space. */
 export function nonBlankLines(text) {
   return text.split('\n').filter((line) => line.trim() !== '').length;
 }
 
+const sum = (files) => files.reduce((total, { lines }) => total + lines, 0);
+
 /**
- * The sizes of the repository at `root`: every unit with its files and their non-blank lines, and
- * the files no unit or more than one unit claims.
+ * The sizes of the repository at `root`: every unit with its files and their non-blank lines (and
+ * how many of them the serve command imports), the files no unit or more than one unit claims, and
+ * what a deployment loads (`loaded`), what of that the serve command can run (`service`), and what
+ * it runs with no settings (`byDefault`: the service less the units off by default).
  */
 export function measure(root) {
   const files = sourceFiles(root).map((file) => ({ file, lines: nonBlankLines(readFileSync(join(root, file), 'utf8')) }));
+  const service = new Set(importedFiles(root, ENTRIES.service));
+  const loaded = new Set(importedFiles(root, ENTRIES.loaded));
   const units = UNITS.map((unit) => {
     const own = files.filter(({ file }) => unitsOf(file).includes(unit));
-    return { name: unit.name, lines: own.reduce((sum, { lines }) => sum + lines, 0), files: own };
+    return { name: unit.name, offUnless: unit.offUnless, lines: sum(own), serviceLines: sum(own.filter(({ file }) => service.has(file))), files: own };
   });
+  const part = (isIn) => {
+    const chosen = files.filter(({ file }) => isIn(file));
+    return { files: chosen.length, lines: sum(chosen) };
+  };
+  const isOffByDefault = (file) => unitsOf(file).some((unit) => unit.offUnless !== undefined);
   return {
     units,
     unclaimed: files.filter(({ file }) => unitsOf(file).length === 0).map(({ file }) => file),
     claimedTwice: files.filter(({ file }) => unitsOf(file).length > 1).map(({ file }) => file),
-    total: files.reduce((sum, { lines }) => sum + lines, 0),
+    total: sum(files),
+    files: files.length,
+    deployment: {
+      loaded: part((file) => loaded.has(file)),
+      service: part((file) => service.has(file)),
+      byDefault: part((file) => service.has(file) && !isOffByDefault(file)),
+    },
   };
 }
