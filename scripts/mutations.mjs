@@ -145,6 +145,14 @@ export const MUTATIONS = Object.freeze([
     tests: [{ file: 'test/attack/factor-paths.test.ts', names: ['log out everywhere with no body and no content type is 415'] }],
   },
   {
+    name: 'table (matrix): makeResetLink without its two-factor rule, the policy unchanged',
+    promise: MATRIX,
+    file: 'src/auth/access.ts',
+    search: "makeResetLink: row('POST', '/api/auth/users/:username/reset-link', ADMINISTRATOR, { factors: 'two-once-enrolled' }),",
+    replace: "makeResetLink: row('POST', '/api/auth/users/:username/reset-link', ADMINISTRATOR),",
+    tests: matrix(),
+  },
+  {
     name: 'judge (matrix): a one-factor session of an account with only a passkey changes its ways in',
     promise: MATRIX,
     file: 'src/auth/judge.ts',
