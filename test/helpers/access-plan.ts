@@ -244,5 +244,5 @@ export function missingFixtureMessage(action: Action): string {
     `when the judge lets it through (prepare there what the handler needs, as confirmTotp begins a set-up and ` +
     `addPasskey registers a software authenticator), the handler's answer then, \`after\` to keep the tracked ` +
     `accounts true to what it changed, and \`namesAccount: true\` if its path names an account or an account's ` +
-    `token or passkey. A row served only under a setting needs its world in test/helpers/access-matrix.ts.`;
+    `token or passkey. A row served only under a setting needs its world in test/helpers/access-plan.ts and test/helpers/access-matrix.ts.`;
 }
