@@ -110,6 +110,8 @@ function castOf(getWorld: () => World, getOwner: () => TrackedAccount): Cast {
 /** Set by the mutation check (scripts/mutants.mjs): stop at the first cell that fails. */
 const isFailFast = process.env['GATEHOUSE_MATRIX_FAIL_FAST'] === '1';
 
+const eachOf = (cells: readonly PlannedCell[]): string => (cells.length === 1 ? 'its one cell' : `each of ${cells.length} cells`);
+
 /** Runs `cells` in order and fails naming every cell whose answer was not the expected one. */
 async function runCells(t: TestContext, label: string, cells: readonly PlannedCell[], run: (cell: PlannedCell) => Promise<void>): Promise<void> {
   const failures: string[] = [];
@@ -150,7 +152,7 @@ function describeUsersAndAdministrators(settings: Settings): void {
       await world.machineTokenOf(owner);
     });
     after(() => world?.close());
-    it(`answers each of ${cells.length} cells as the policy says`, (t) => runCells(t, 'users and administrators', cells, (cell) => runAccountCell(cast, cell)));
+    it(`answers ${eachOf(cells)} as the policy says`, (t) => runCells(t, 'users and administrators', cells, (cell) => runAccountCell(cast, cell)));
   });
 }
 
@@ -166,7 +168,7 @@ function describeLastAdministrator(settings: Settings): void {
       world = await openWorld(settingsEnv(settings));
     });
     after(() => world?.close());
-    it(`answers each of ${cells.length} cells as the policy says`, (t) => runCells(t, 'the last administrator', cells, (cell) => runAccountCell(cast, cell)));
+    it(`answers ${eachOf(cells)} as the policy says`, (t) => runCells(t, 'the last administrator', cells, (cell) => runAccountCell(cast, cell)));
   });
 }
 
@@ -176,7 +178,7 @@ function describeWithoutAccounts(settings: Settings): void {
     const cells = cellsOf(settings, world);
     if (cells.length === 0) continue;
     describe(`access matrix: ${world}`, () => {
-      it(`answers each of ${cells.length} cells as the policy says, each on a server of its own`, (t) => runCells(t, world, cells, runBareCell));
+      it(`answers ${eachOf(cells)} as the policy says, on a server of its own each`, (t) => runCells(t, world, cells, runBareCell));
     });
   }
 }
