@@ -2,7 +2,8 @@
 // SECURITY.md on purpose, in a copy of the code; the tests that SECURITY.md's row for that promise
 // cites must then fail (the mutant is "killed"). A mutant the tests let through fails the run, by name.
 //
-//   node scripts/mutants.mjs                 every mutation, two at once
+//   node scripts/mutants.mjs                 every mutation but the extra ones, two at once
+//   node scripts/mutants.mjs --all           the extra ones too
 //   node scripts/mutants.mjs --only NAME...  the mutations whose names contain one of these words
 //   node scripts/mutants.mjs --jobs N        N at once
 //   node scripts/mutants.mjs --list          the mutations, and nothing run
@@ -88,7 +89,8 @@ function checkedMutations() {
       }
     }
   }
-  const chosen = only === undefined ? MUTATIONS : MUTATIONS.filter((mutation) => only.some((word) => mutation.name.includes(word)));
+  const wanted = args.includes('--all') || only !== undefined ? MUTATIONS : MUTATIONS.filter((mutation) => mutation.extra !== true);
+  const chosen = only === undefined ? wanted : wanted.filter((mutation) => only.some((word) => mutation.name.includes(word)));
   if (chosen.length === 0) refuse(`no mutation's name holds ${only.join(' or ')}`);
   return chosen;
 }
@@ -223,10 +225,11 @@ async function main() {
       mutations,
       selection: selectionOf({ tests: [{ file, names: isWhole ? [] : [...names] }] }),
     }));
-    // The longest first (the access matrix), so the two at once end together.
-    const mutants = chosen.map((mutation) => ({ kind: 'mutant', selection: selectionOf(mutation), mutation }))
-      .sort((a, b) => Number(b.selection.files.some(isSlow)) - Number(a.selection.files.some(isSlow)));
-    const tasks = [...unmutated, ...mutants];
+    // The longest runs first (the access matrix's), so that the runs at once end together; a mutant's
+    // kill counts only once every unmutated run has passed (checked at the end).
+    const mutants = chosen.map((mutation) => ({ kind: 'mutant', selection: selectionOf(mutation), mutation }));
+    const isSlowTask = (task) => task.selection.files.some(isSlow);
+    const tasks = [...unmutated, ...mutants].filter(isSlowTask).concat([...unmutated, ...mutants].filter((task) => !isSlowTask(task)));
     const broken = [];
     const survivors = [];
     let killed = 0;

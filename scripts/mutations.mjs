@@ -6,6 +6,8 @@
 //            instead; or `edits: [{file?, search, replace}, ...]` where the code keeps a promise twice
 //            over (a check, and the same check again inside the store change)
 //   tests    the cited tests that must fail: a file, and the test names the row gives (none: the whole file)
+//   extra    run only with `--all`: more breaks of a promise other mutants already break, kept out of
+//            `npm run mutants` for its time
 
 /** The promise of the access matrix, and its two files: judge breaks it must catch. */
 const MATRIX = 'The server answers every class of request the written policy tells apart';
@@ -186,6 +188,7 @@ export const MUTATIONS = Object.freeze([
   },
   {
     name: 'judge (matrix): a page asks nothing of a cross-site sign-out',
+    extra: true,
     promise: MATRIX,
     file: 'src/auth/judge.ts',
     search: "const isCrossSite = row.crossSite !== 'allowed' && isCrossSiteRequest(req.headers, requestHost(req));",
@@ -194,6 +197,7 @@ export const MUTATIONS = Object.freeze([
   },
   {
     name: 'judge (matrix): the current password is not asked of an administrator',
+    extra: true,
     promise: MATRIX,
     file: 'src/auth/judge.ts',
     search: 'if (!row.password || caller === undefined) return { caller, isCrossSite, confirmPassword: NOT_CONFIRMED };',
@@ -210,6 +214,7 @@ export const MUTATIONS = Object.freeze([
   },
   {
     name: 'judge (matrix): administrators\' rows ask no second factor of a one-factor session',
+    extra: true,
     promise: MATRIX,
     file: 'src/auth/judge.ts',
     search: "if (row.factors === 'two-once-enrolled' && hasSecondFactor(caller.user) && !isTwoFactor(caller.claims.amr)) {",
