@@ -243,6 +243,8 @@ export const POLICY: Readonly<Record<string, Rule>> = Object.freeze({
     'The same preflight before revocation: no credential, nothing changed.'),
   oidcLogout: rule('GET /oidc/logout', 'anyone, with the session if there is one | cookie only | any factors | no current password | any admin session | other sites allowed | no body | home origin only',
     'An app sends the browser here from its site to sign out; a valid id_token_hint signs out at once, anything else gets a button.'),
+  oidcLogoutForm: rule('POST /oidc/logout', 'anyone, with the session if there is one | cookie only | any factors | no current password | any admin session | other sites allowed | a form body | home origin only',
+    'The same sign-out as a form an app\'s page posts (RP-Initiated Logout asks for GET and POST), read strictly.'),
   listClients: rule('GET /api/auth/clients', `${ADMIN} | other sites allowed | no body | home origin only`,
     'Sign-in apps are administration, at home.'),
   addClient: rule('POST /api/auth/clients', `${ADMIN} | other sites refused | a JSON body | home origin only`,
