@@ -447,6 +447,48 @@ export const MUTATIONS = Object.freeze([
     tests: [{ file: 'test/unit/invitation-links.test.ts', names: ['exactly one of many parallel claims'] }, { file: 'test/api/invitations.test.ts', names: ['parallel joins'] }],
   },
 
+  // What the red team found beside the origin: each finding broken again.
+  {
+    name: 'finding: a link revives when its maker is an administrator again',
+    promise: '**A link opens only while the administrator who made it is one, and ends for good:**',
+    file: 'src/invitations/link-standing.ts',
+    search: 'if (maker === undefined || !isAdministrator(maker.level) || maker.sessionKey !== link.maker.sessionKey) return false;',
+    replace: 'if (maker === undefined || !isAdministrator(maker.level)) return false;',
+    tests: [{ file: 'test/attack/links-of-former-administrators.test.ts' }],
+  },
+  {
+    name: 'finding: a refresh token outlives the session it was got through',
+    promise: '**What an app got through a session ends with it, for good:**',
+    file: 'src/oidc/provider.ts',
+    search: '    await grants.endWhere(isThrough);',
+    replace: '    await Promise.resolve(isThrough);',
+    tests: [{ file: 'test/attack/oidc-ended-session-for-good.test.ts' }],
+  },
+  {
+    name: 'finding: RP logout signs out whoever is signed in for another account\'s hint',
+    promise: 'RP-initiated logout (GET, and POST as a form) signs out at once only for an `id_token_hint` of this provider',
+    file: 'src/oidc/routes/logout-route.ts',
+    search: 'const isOwnHint = request.hint !== undefined && caller !== undefined && caller.user.sub === request.hint.sub;',
+    replace: 'const isOwnHint = request.hint !== undefined && caller !== undefined;',
+    tests: [{ file: 'test/attack/oidc-logout-hint.test.ts' }],
+  },
+  {
+    name: 'finding: /oidc/revoke answers 200 for another app\'s token',
+    promise: '`/oidc/revoke` refuses a live token issued to another app',
+    file: 'src/oidc/token-service.ts',
+    search: "if (outcome === 'another client') {",
+    replace: "if (outcome === 'another client' && address === '') {",
+    tests: [{ file: 'test/attack/oidc-revoke-other-client.test.ts' }],
+  },
+  {
+    name: 'finding: signing out in a browser leaves the session open',
+    promise: '**Signing out in a browser ends the session**',
+    file: 'src/auth/logout.ts',
+    search: "const isRecordEnding = by === 'browser' || deps.revocations !== undefined;",
+    replace: 'const isRecordEnding = deps.revocations !== undefined;',
+    tests: [{ file: 'test/api/logout-ends-session.test.ts' }],
+  },
+
   // OpenID Connect.
   {
     name: 'oidc: a code is good twice',
