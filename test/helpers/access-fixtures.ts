@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Action } from '../../src/auth/access.js';
 import { totpCode } from '../../src/auth/totp.js';
 import { CLEARED_COOKIE, CONFIGS, uniqueName } from './api.js';
-import { hasPasskey, hasTotp, isCrossSite, type Cell, type Counted, type FactorState, type GateAsks } from './access-model.js';
+import { hasPasskey, hasTotp, isCrossSite, isOnAppOrigin, type Cell, type Counted, type FactorState, type GateAsks } from './access-model.js';
 import type { BareServer, CredentialMaterial, TrackedAccount, World } from './access-world.js';
 import { OIDC_FIXTURES } from './access-fixtures-oidc.js';
 import { newAuthenticator, requestOptions } from './passkeys.js';
@@ -738,7 +738,8 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
   },
   passkeySignIn: {
     variants: [withAccounts(
-      (cell) => hasPasskey(factorsOf(cell))
+      // On an app's origin the relying party is that host's, not the one the passkey was made for.
+      (cell) => hasPasskey(factorsOf(cell)) && !isOnAppOrigin(cell.credential)
         ? { summary: '200 signed in', check: signedIn }
         : handlerRefusal(401, 'PASSKEY_REFUSED'),
       async ({ world, caller }) => {

@@ -9,9 +9,16 @@ export type Credential =
   | { readonly name: 'none'; readonly carrier: 'none' }
   /**
    * A live session token of the account in the `jwt` cookie, made with these factors; sent by another
-   * site's page (`Sec-Fetch-Site: cross-site`) when `isCrossSite`.
+   * site's page (`Sec-Fetch-Site: cross-site`) when `isCrossSite`, or to an app's origin (another
+   * `Host` than Gatehouse's own, as an app's site behind the proxy has it) when `isOnAppOrigin`.
    */
-  | { readonly name: string; readonly carrier: 'cookie'; readonly amr: readonly string[]; readonly isCrossSite?: true }
+  | {
+    readonly name: string;
+    readonly carrier: 'cookie';
+    readonly amr: readonly string[];
+    readonly isCrossSite?: true;
+    readonly isOnAppOrigin?: true;
+  }
   /** A live two-factor session token of the account as `?token=`: the strongest a URL can carry. */
   | { readonly name: '?token='; readonly carrier: 'url'; readonly amr: readonly string[] }
   /** The account's machine token in Authorization. */
@@ -46,7 +53,11 @@ export const CREDENTIALS: readonly Credential[] = Object.freeze([
   { name: 'revoked machine token', carrier: 'dead machine token', why: 'revoked' },
   { name: 'expired cookie beside a live ?token=', carrier: 'dead session', why: 'expired', withLiveUrlToken: true },
   { name: 'cookie pwd+otp from another site', carrier: 'cookie', amr: TWO_FACTORS, isCrossSite: true },
+  { name: 'cookie pwd+otp on an app\'s origin', carrier: 'cookie', amr: TWO_FACTORS, isOnAppOrigin: true },
 ] satisfies Credential[]);
+
+/** The host of an app's site, where the proxy routes some of Gatehouse's paths too. */
+export const APP_HOST = 'app.example.test';
 
 /** The account's second factors. */
 export type FactorState = 'no second factor' | 'TOTP' | 'passkey only' | 'both';
@@ -98,7 +109,9 @@ export type Promised =
   /** The judge refuses: this status and error code, nothing else. */
   | { readonly kind: 'refused'; readonly status: number; readonly code: string }
   /** The judge lets the request through to the handler, with this caller (undefined: none counted). */
-  | { readonly kind: 'admitted'; readonly caller: Counted | undefined };
+  | { readonly kind: 'admitted'; readonly caller: Counted | undefined }
+  /** A page of the account surface asked on an app's origin: 303 to the same page at home (--public-url). */
+  | { readonly kind: 'sent home' };
 
 /** docs/contract/accounts.md "Two-step sign-in": two factors are a code after the password, or a passkey that verified its user. */
 function isTwoFactor(amr: readonly string[]): boolean {
@@ -131,8 +144,17 @@ const AUTH_REQUIRED = refused(401, 'AUTH_REQUIRED');
 /** Whether another site's page sent the request. */
 export const isCrossSite = (credential: Credential): boolean => credential.carrier === 'cookie' && credential.isCrossSite === true;
 
+/** Whether the request was sent to an app's origin. */
+export const isOnAppOrigin = (credential: Credential): boolean => credential.carrier === 'cookie' && credential.isOnAppOrigin === true;
+
 /** What the policy promises for `rule` in `cell`. */
 export function promised(rule: Rule, cell: Cell): Promised {
+  // docs/contract/own-origin.md "Refusals": a `home` rule asked on an app's origin is refused before
+  // anything else (the matrix's servers have accounts, so the first registration's exception is moot);
+  // a page of the account surface sends a browser home instead.
+  if (isOnAppOrigin(cell.credential) && rule.origin === 'home') {
+    return rule.method === 'GET' && rule.path.startsWith('/gatehouse/') ? { kind: 'sent home' } : refused(403, 'NOT_GATEHOUSE_ORIGIN');
+  }
   // docs/contract/access.md "Cross-site rule": a change another site starts is refused before anything else.
   if (isCrossSite(cell.credential) && isRefusedFromAnotherSite(rule)) return refused(403, 'CROSS_SITE_REQUEST');
   const caller = rule.who;

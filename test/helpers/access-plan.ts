@@ -5,13 +5,15 @@
 // Every combination is still enumerated, as before: each action's requests x every credential kind x
 // the accounts (user or administrator, in each of the four states of second factors; a user about
 // its own account or another's; the last administrator about its own) x the two settings of
-// --require-mfa-for-admins: about 24,000 cells, 40% of them the same 401 and 28% on rows that judge
-// no credential. Each is given a class, and the first cell of each class is run. A class is:
+// --require-mfa-for-admins: about 27,000 cells (24,000 before the app's-origin cookie), 40% of them the
+// same 401 and 28% on rows that judge no credential. Each is given a class, and the first cell of each
+// class is run. A class is:
 // - the action and its request (the gate's query; a password row's two requests count as one, below);
 // - the answer the cell expects: the policy's refusal, or the fixture's answer when the policy lets the
 //   request through. Cells whose answers differ are never merged, whatever else they share;
 // - the credential's kind, as the rule can tell it apart:
-//   - no credential; a cookie from another site; `?token=`; a machine token as Bearer, and as Basic;
+//   - no credential; a cookie from another site; a cookie sent to an app's origin (another `Host`);
+//     `?token=`; a machine token as Bearer, and as Basic;
 //   - an expired and a revoked session, where the rule judges a session at all (elsewhere they are no
 //     credential); an expired cookie beside a live `?token=`, where `?token=` counts (elsewhere it is
 //     an expired session: the `?token=` counts for nothing either way);
@@ -33,6 +35,7 @@
 // own: they change the answer (403 WRONG_PASSWORD, 404 for another's token), and answers are kept
 // apart. Where a dimension collapses, the first cell is run, and the order makes it the one most
 // likely to show a mistake: the one-factor cookie, the account with both second factors, a user.
+import assert from 'node:assert/strict';
 import { ACCESS, ACTIONS, type Action } from '../../src/auth/access.js';
 import { POLICY, type Rule } from '../policy/access-policy.js';
 import { assertError } from './api.js';
@@ -40,6 +43,7 @@ import {
   CREDENTIALS, promised, type Cell, type Counted, type Credential, type FactorState, type Persona, type Settings,
 } from './access-model.js';
 import { FIXTURES, type AccountVariant, type BareVariant, type Expected } from './access-fixtures.js';
+import { ORIGIN } from './passkeys.js';
 
 export type WorldName = 'users and administrators' | 'the last administrator' | 'no account yet' | '--auth none';
 
@@ -75,8 +79,18 @@ export function ruleOf(action: Action): Rule {
 
 /** The answer the policy promises in `cell`: the judge's refusal, or the fixture's answer. */
 export function expectedIn<R>(action: Action, cell: Cell, answer: (caller: Counted | undefined) => Expected<R>): Expected<R> {
-  const verdict = promised(ruleOf(action), cell);
+  const rule = ruleOf(action);
+  const verdict = promised(rule, cell);
   if (verdict.kind === 'admitted') return answer(verdict.caller);
+  if (verdict.kind === 'sent home') {
+    return {
+      summary: '303 to the page at home',
+      check(res) {
+        assert.equal(res.status, 303, res.text);
+        assert.equal(res.headers.location, `${ORIGIN}${rule.path}`);
+      },
+    };
+  }
   return { summary: `${verdict.status} ${verdict.code}`, check: (res) => assertError(res, verdict.status, verdict.code) };
 }
 
@@ -88,6 +102,7 @@ const judgesSession = (rule: Rule): boolean =>
 function isCounted(rule: Rule, credential: Credential): boolean {
   switch (credential.carrier) {
     case 'cookie':
+      if (credential.isOnAppOrigin === true && rule.origin === 'home') return false;
       return judgesSession(rule) && !(credential.isCrossSite === true && rule.crossSite === 'refused');
     case 'url':
       return judgesSession(rule) && rule.urlToken;
@@ -107,6 +122,7 @@ function credentialClass(rule: Rule, credential: Credential, isFactorsMatter: bo
       return 'none';
     case 'cookie':
       if (credential.isCrossSite === true) return 'cookie from another site';
+      if (credential.isOnAppOrigin === true) return 'cookie on an app\'s origin';
       return isFactorsMatter ? `cookie ${credential.amr.join('+')}` : 'cookie';
     case 'url':
       return '?token=';

@@ -8,7 +8,7 @@ import { Agent } from 'node:http';
 import { hotp, totpCode, totpStep } from '../../src/auth/totp.js';
 import { decodeBase32 } from '../../src/auth/base32.js';
 import { claimsOf, signToken, uniqueName } from './api.js';
-import { hasPasskey, hasTotp, type Credential, type FactorState } from './access-model.js';
+import { APP_HOST, hasPasskey, hasTotp, type Credential, type FactorState } from './access-model.js';
 import { HEADERS, newAuthenticator, ORIGIN } from './passkeys.js';
 import { CLIENT_SETTINGS, startTestServer, type RequestOptions, type TestResponse, type TestServer } from './server.js';
 import type { SoftAuthenticator } from './soft-authenticator.js';
@@ -315,7 +315,9 @@ export async function openWorld(settings: Record<string, string>) {
         return {};
       case 'cookie': {
         const token = sign(account, credential.amr);
-        const site = credential.isCrossSite === true ? { headers: { 'sec-fetch-site': 'cross-site' } } : {};
+        const site = credential.isCrossSite === true
+          ? { headers: { 'sec-fetch-site': 'cross-site' } }
+          : credential.isOnAppOrigin === true ? { headers: { host: APP_HOST } } : {};
         return { cookie: token, sessionToken: token, ...site };
       }
       case 'url': {

@@ -19,6 +19,7 @@ const DOMAINS: { readonly [C in keyof AccessRow]?: readonly AccessRow[C][] } = {
   adminTwoFactor: [true, false],
   crossSite: ['allowed', 'refused', 'page'],
   body: ['none', 'flood', 'json', 'form'],
+  origin: ['any', 'home'],
 };
 
 /** A copy of the table with one column of one row changed. */
@@ -55,6 +56,8 @@ describe('the written policy', () => {
       ['the gate without the administrators\' setting', edited('forward', 'adminTwoFactor', false), 'forward.adminTwoFactor'],
       ['a form body where JSON is asked', edited('logoutEverywhere', 'body', 'none'), 'logoutEverywhere.body'],
       ['a way in moved to another path', edited('changePassword', 'path', '/api/auth/account/pass'), 'changePassword.path'],
+      ['a change of a password on an app\'s origin', edited('changePassword', 'origin', 'any'), 'changePassword.origin'],
+      ['the users list on an app\'s origin', edited('listUsers', 'origin', 'any'), 'listUsers.origin'],
     ];
     for (const [what, table, column] of loosenings) {
       const differences = policyDifferences(table);

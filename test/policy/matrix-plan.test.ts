@@ -1,6 +1,6 @@
 // The access matrix runs one cell per class (test/helpers/access-plan.ts). These tests hold the
 // classes it promises to keep, so a change to how cells are told apart cannot quietly drop the cells
-// that catch a broken judge: every credential kind once per row, the factors a cookie was made with
+// that catch a broken judge: every credential kind once per row (an app's origin included), the factors a cookie was made with
 // against every state of second factors where a row asks for factors, users and administrators where
 // a row asks for an administrator, and administrators again under --require-mfa-for-admins.
 import assert from 'node:assert/strict';
@@ -33,7 +33,7 @@ describe('the access matrix\'s plan', () => {
     for (const action of actions) {
       const rule = ruleOf(action);
       const names = new Set(cellsOf(action, false).map((cell) => cell.credential.name));
-      const expected = ['none', '?token=', 'machine token as Bearer', 'machine token as Basic', 'cookie pwd+otp from another site', 'cookie pwd'];
+      const expected = ['none', '?token=', 'machine token as Bearer', 'machine token as Basic', 'cookie pwd+otp from another site', 'cookie pwd+otp on an app\'s origin', 'cookie pwd'];
       if (judgesSession(action)) expected.push('expired cookie pwd+otp', 'revoked cookie pwd+otp');
       if (judgesSession(action) && rule.urlToken) expected.push('expired cookie beside a live ?token=');
       if (rule.machineToken) expected.push('expired machine token', 'revoked machine token');

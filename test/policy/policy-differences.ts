@@ -16,6 +16,7 @@ export const COMPARED_COLUMNS = Object.freeze([
   ['adminTwoFactor', 'adminTwoFactor'],
   ['crossSite', 'crossSite'],
   ['body', 'body'],
+  ['origin', 'origin'],
 ] as const satisfies ReadonlyArray<readonly [keyof AccessRow, keyof Rule]>);
 
 const show = (value: unknown): string => (typeof value === 'string' ? `'${value}'` : String(value));
