@@ -447,6 +447,24 @@ export const MUTATIONS = Object.freeze([
     tests: [{ file: 'test/unit/invitation-links.test.ts', names: ['exactly one of many parallel claims'] }, { file: 'test/api/invitations.test.ts', names: ['parallel joins'] }],
   },
 
+  // Gatehouse's own origin.
+  {
+    name: 'origin: accounts and administration answer on an app\'s origin',
+    promise: 'A row of the table marked `home` (accounts, administration, invitations and reset links, sessions, sign-in apps, OpenID Connect) asked on another origin',
+    file: 'src/auth/judge.ts',
+    search: "if (row.origin === 'home' && !isAnsweredHere(row, req)) throw NOT_GATEHOUSE_ORIGIN;",
+    replace: "if (row.origin === 'home' && !isAnsweredHere(row, req) && req.method === 'TRACE') throw NOT_GATEHOUSE_ORIGIN;",
+    tests: [{ file: 'test/api/own-origin.test.ts', names: ['on an app\'s site with an administrator\'s two-factor cookie', 'on an app\'s host with an administrator\'s two-factor cookie'] }],
+  },
+  {
+    name: 'origin (matrix): only the Flood endpoints are kept home',
+    promise: MATRIX,
+    file: 'src/auth/judge.ts',
+    search: "if (row.origin === 'home' && !isAnsweredHere(row, req)) throw NOT_GATEHOUSE_ORIGIN;",
+    replace: "if (row.origin === 'home' && !isAnsweredHere(row, req) && row.body === 'flood') throw NOT_GATEHOUSE_ORIGIN;",
+    tests: matrix(),
+  },
+
   // What the red team found beside the origin: each finding broken again.
   {
     name: 'finding: a link revives when its maker is an administrator again',
