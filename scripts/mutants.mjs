@@ -18,7 +18,7 @@
 // every test file and test name the mutation runs.
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, transform } from 'esbuild';
 import { MUTATIONS } from './mutations.mjs';
@@ -133,7 +133,8 @@ function runTests(dir, selection, scratch) {
   return new Promise((resolve) => {
     const started = Date.now();
     const testTmp = mkdtempSync(join(scratch, 'tmp-'));
-    const child = spawn(process.execPath, ['--test', '--test-reporter=tap', ...selection.patterns, ...selection.files], {
+    // As scripts/run-tests.mjs runs them: the files of one run at once, up to the machine's cores.
+    const child = spawn(process.execPath, ['--test', `--test-concurrency=${availableParallelism()}`, '--test-reporter=tap', ...selection.patterns, ...selection.files], {
       cwd: dir,
       env: { ...process.env, TMPDIR: testTmp, GATEHOUSE_MATRIX_FAIL_FAST: '1', GATEHOUSE_TEST_TALLY: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
