@@ -110,16 +110,23 @@ async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<
   clearTimeout(timer);
 }
 
+export interface ChosenPorts {
+  /** The port the proxy is started on (a free one when absent): `RunningProxy.port`. */
+  readonly port?: number;
+  /** Other ports the rendered site listens on, waited for too. */
+  readonly alsoListening?: readonly number[];
+}
+
 /** Renders the site configuration for a proxy on `port`, writing any file it includes into `dir`. */
 export type RenderSite = (port: number, dir: string) => string | Promise<string>;
 
 /**
- * nginx in the foreground on a free port, with a main configuration of ours (pid, logs and temp
+ * nginx in the foreground on a free port (or `ports.port`), with a main configuration of ours (pid, logs and temp
  * paths in a temp dir) around the rendered recipe (upstreams and server blocks).
  */
-export async function startNginx(renderSite: RenderSite): Promise<RunningProxy> {
+export async function startNginx(renderSite: RenderSite, ports: ChosenPorts = {}): Promise<RunningProxy> {
   const dir = await tempDir('gatehouse-nginx-');
-  const port = await freePort();
+  const port = ports.port ?? await freePort();
   const site = await renderSite(port, dir);
   for (const sub of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) await mkdir(join(dir, sub));
   // As root the workers would become `nobody` and could not use the temp dir (0700, root's).
@@ -143,7 +150,7 @@ http {
   const { child, output, exited } = startProcess('nginx', NGINX_PATH, ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
   const fullOutput = (): string => `${output()}${readIfExists(join(dir, 'error.log'))}`;
   try {
-    await waitForPort(port, child, fullOutput, 'nginx');
+    for (const each of [port, ...(ports.alsoListening ?? [])]) await waitForPort(each, child, fullOutput, 'nginx');
   } catch (error) {
     await stopProcess(child, exited);
     throw error;
@@ -152,12 +159,12 @@ http {
 }
 
 /**
- * Caddy in the foreground on a free port: our global options (admin off, no automatic HTTPS, storage
+ * Caddy in the foreground on a free port (or `ports.port`): our global options (admin off, no automatic HTTPS, storage
  * in a temp dir, and `globalOptions` if given) and the rendered recipe.
  */
-export async function startCaddy(renderSite: RenderSite, env: Readonly<Record<string, string>> = {}, globalOptions = ''): Promise<RunningProxy> {
+export async function startCaddy(renderSite: RenderSite, env: Readonly<Record<string, string>> = {}, globalOptions = '', ports: ChosenPorts = {}): Promise<RunningProxy> {
   const dir = await tempDir('gatehouse-caddy-');
-  const port = await freePort();
+  const port = ports.port ?? await freePort();
   const site = await renderSite(port, dir);
   const config = `{
 	admin off
@@ -176,7 +183,7 @@ ${site}`;
     ...env,
   });
   try {
-    await waitForPort(port, child, output, 'caddy');
+    for (const each of [port, ...(ports.alsoListening ?? [])]) await waitForPort(each, child, output, 'caddy');
   } catch (error) {
     await stopProcess(child, exited);
     throw error;
@@ -332,7 +339,8 @@ export async function stopAllProxies(): Promise<void> {
   await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
-// ---- A whole stack: Gatehouse (built, as a process) + the upstream + one proxy running a recipe.
+// ---- A whole stack: Gatehouse (built, as a process) + the upstream + one proxy running a recipe:
+// an app's site (or Flood's) and Gatehouse's own site beside it, on two ports of the same proxy.
 
 export type RecipeName = 'flood' | 'app';
 
@@ -340,10 +348,14 @@ export type RecipeName = 'flood' | 'app';
 export const RECIPE_SECOND_APP = '127.0.0.1:8081';
 /** The host name of the second app: requests to it carry this Host. */
 export const SECOND_APP_HOST = 'photos.example.com';
+/** The host name of Gatehouse's own site in the recipes (its --public-url there). */
+export const RECIPE_HOME_HOST = 'auth.example.com';
 
 // The shared part of each proxy, copied beside the rendered site as docs/deploy.md installs it.
 const NGINX_SHARED = ['conf.d/gatehouse.conf', 'gatehouse/site.conf', 'gatehouse/protect.conf', 'gatehouse/check.conf', 'gatehouse/to-gatehouse.conf'];
 const CADDY_SHARED = 'deploy/caddy/gatehouse.caddy';
+/** Gatehouse's own site for nginx, a file of its own beside the apps' (deploy/nginx/auth.conf). */
+const NGINX_HOME_SITE = 'deploy/nginx/auth.conf';
 
 const RECIPE_FILES: Readonly<Record<ProxyKind, Readonly<Record<RecipeName, string>>>> = {
   nginx: { flood: 'deploy/nginx/flood.conf', app: 'deploy/nginx/apps.conf' },
@@ -354,11 +366,14 @@ interface RecipePorts {
   readonly gatehouse: number;
   readonly upstream: number;
   readonly second: number;
+  /** Gatehouse's own site. */
+  readonly home: number;
 }
 
 /**
  * The recipe for `kind` as the test runs it, with the shared files beside it: only addresses,
- * ports, the token file path and the shared files' location differ from deploy/.
+ * ports, the token file path and the shared files' location differ from deploy/. Gatehouse's own
+ * site listens on `ports.home`, the apps' (or Flood's) on the proxy's port.
  */
 function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts, floodToken: string, siteText?: string): RenderSite {
   const file = RECIPE_FILES[kind][recipe];
@@ -384,8 +399,9 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts,
       } else if (hasSecondApp) {
         replacements.push([`http://${RECIPE_SECOND_APP};`, `http://127.0.0.1:${ports.second};`]);
       }
-      // The http-level file as Debian's nginx.conf includes conf.d/*.conf.
-      return `include conf.d/gatehouse.conf;\n${renderRecipe(siteText === undefined ? file : 'the test\'s site', replacements, siteText)}`;
+      // The http-level file as Debian's nginx.conf includes conf.d/*.conf; Gatehouse's site, then the apps'.
+      const home = renderRecipe(NGINX_HOME_SITE, [['listen 80;', `listen 127.0.0.1:${ports.home};`]]);
+      return `include conf.d/gatehouse.conf;\n${home}\n${renderRecipe(siteText === undefined ? file : 'the test\'s site', replacements, siteText)}`;
     };
   }
   return async (port, dir) => {
@@ -393,7 +409,8 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts,
     await writeFile(join(dir, 'gatehouse.caddy'), renderRecipe(CADDY_SHARED, []));
     const replacements: Array<[string, string]> = [
       ['import /etc/caddy/gatehouse.caddy', `import ${join(dir, 'gatehouse.caddy')}`],
-      // Any host name (the tests use 127.0.0.1 and localhost), on loopback only.
+      // Any host name (the tests use 127.0.0.1, localhost and example.com names), on loopback only.
+      [`${RECIPE_HOME_HOST} {`, `http://:${ports.home} {\n\tbind 127.0.0.1`],
       [`${recipe === 'flood' ? 'flood' : 'app'}.example.com {`, `http://:${port} {\n\tbind 127.0.0.1`],
       [upstreamAddress, `127.0.0.1:${ports.upstream}`],
     ];
@@ -404,6 +421,15 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts,
   };
 }
 
+/** Gatehouse's own site on the stack's proxy: where its account and administration API answers. */
+export interface HomeSite {
+  readonly port: number;
+  /** What a client sends as Host there: `127.0.0.1:PORT`, or `localhost:PORT` under --public-url. */
+  readonly host: string;
+  /** `http://` and `host`. */
+  readonly origin: string;
+}
+
 export interface Stack {
   /** For the Flood recipe: what `gatehouse flood-token` printed for the stand-in Flood's secret (else ''). */
   readonly floodToken: string;
@@ -411,17 +437,33 @@ export interface Stack {
   readonly upstream: Upstream;
   /** The second app of the app recipe (photos.example.com, group family); for Flood, unused. */
   readonly secondUpstream: Upstream;
+  /** The apps' site (or Flood's): `proxy.port`. */
   readonly proxy: RunningProxy;
+  readonly home: HomeSite;
   /** Everything the three processes said, for assertion messages. */
   describe(): string;
   stop(): Promise<void>;
 }
 
+/** The proxy's two ports, known before Gatehouse starts (for flags that name them). */
+export interface StackPorts {
+  /** The apps' site (or Flood's). */
+  readonly site: number;
+  /** Gatehouse's own site. */
+  readonly home: number;
+}
+
 export interface StackOptions {
   readonly proxy: ProxyKind;
   readonly recipe: RecipeName;
-  /** Extra `gatehouse serve` flags. */
-  readonly gatehouseArgs?: readonly string[];
+  /** Extra `gatehouse serve` flags, or a function of the proxy's ports giving them. */
+  readonly gatehouseArgs?: readonly string[] | ((ports: StackPorts) => readonly string[]);
+  /**
+   * Gatehouse runs with `--public-url http://localhost:HOME` (its own site, as the recipes have
+   * it), so `127.0.0.1` and every other name are apps' origins. Without it (the default) every
+   * loopback origin is Gatehouse's own, as on a fresh install.
+   */
+  readonly publicUrl?: boolean;
   /**
    * For the app recipe: per-app lines of the test's own in place of deploy/'s apps file, written
    * with the same addresses (app.example.com, 127.0.0.1:8080), on the same shared part.
@@ -429,10 +471,20 @@ export interface StackOptions {
   readonly siteText?: Readonly<Record<ProxyKind, string>>;
 }
 
-/** Starts Gatehouse (loopback, free port, fresh data dir, --trust-proxy 127.0.0.1), the upstream, then the proxy. */
+/**
+ * Starts Gatehouse (loopback, free port, fresh data dir, --trust-proxy 127.0.0.1), the upstream,
+ * then the proxy with the recipe: the apps' site on one port, Gatehouse's own on another.
+ */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const dataDir = await tempDir('gatehouse-stack-');
-  const gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--trust-proxy', '127.0.0.1', ...(options.gatehouseArgs ?? [])]);
+  const ports: StackPorts = { site: await freePort(), home: await freePort() };
+  const homeHost = `${options.publicUrl === true ? 'localhost' : '127.0.0.1'}:${ports.home}`;
+  const extraArgs = typeof options.gatehouseArgs === 'function' ? options.gatehouseArgs(ports) : options.gatehouseArgs ?? [];
+  const gatehouse = await startServe([
+    '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--trust-proxy', '127.0.0.1',
+    ...(options.publicUrl === true ? ['--public-url', `http://${homeHost}`] : []),
+    ...extraArgs,
+  ]);
   let floodToken = '';
   let floodSecret: string | undefined;
   if (options.recipe === 'flood') {
@@ -446,10 +498,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
   const upstream = await startUpstream(floodSecret === undefined ? {} : { floodSecret });
   const secondUpstream = await startUpstream();
-  const render = recipeRenderer(options.proxy, options.recipe, { gatehouse: gatehouse.port, upstream: upstream.port, second: secondUpstream.port }, floodToken, options.siteText?.[options.proxy]);
+  const render = recipeRenderer(options.proxy, options.recipe, { gatehouse: gatehouse.port, upstream: upstream.port, second: secondUpstream.port, home: ports.home }, floodToken, options.siteText?.[options.proxy]);
   let proxy: RunningProxy;
   try {
-    proxy = options.proxy === 'nginx' ? await startNginx(render) : await startCaddy(render, { FLOOD_TOKEN: floodToken, GATEHOUSE_UPSTREAM: `127.0.0.1:${gatehouse.port}` });
+    proxy = options.proxy === 'nginx'
+      ? await startNginx(render, { port: ports.site, alsoListening: [ports.home] })
+      : await startCaddy(render, { FLOOD_TOKEN: floodToken, GATEHOUSE_UPSTREAM: `127.0.0.1:${gatehouse.port}` }, '', { port: ports.site, alsoListening: [ports.home] });
   } catch (error) {
     await upstream.close();
     await secondUpstream.close();
@@ -462,6 +516,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     upstream,
     secondUpstream,
     proxy,
+    home: { port: ports.home, host: homeHost, origin: `http://${homeHost}` },
     describe: () => `--- ${proxy.kind} output\n${proxy.output()}\n--- gatehouse stderr\n${gatehouse.stderr()}`,
     async stop() {
       await proxy.stop();

@@ -1,13 +1,15 @@
 // The first app of deploy/nginx/apps.conf and deploy/caddy/apps.Caddyfile on the shared snippets,
-// run as written (only ports and addresses replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an app that
-// echoes what it receives. Gatehouse runs with --revoke-on-logout here.
+// beside Gatehouse's own site (deploy/nginx/auth.conf, the Caddyfile's auth.example.com), run as
+// written (only ports and addresses replaced) by a real nginx and a real Caddy, in front of the
+// built Gatehouse and an app that echoes what it receives. Gatehouse runs with
+// --revoke-on-logout here.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
 import { rawExchange } from '../../helpers/raw-socket.js';
-import { API_ACCEPT, BROWSER_ACCEPT, echoOf, readEventStream, registerVia, uniqueName, viaProxy, type ProxyUser } from './through-proxy.js';
+import { API_ACCEPT, BROWSER_ACCEPT, echoOf, readEventStream, registerVia, sortedAnswers, uniqueName, viaHome, viaProxy, waitForAnswers, type ProxyUser } from './through-proxy.js';
 
 after(async () => {
   await stopAllProxies();
@@ -53,8 +55,8 @@ for (const kind of PROXY_KINDS) {
     before(async () => {
       assertBuilt();
       stack = await startStack({ proxy: kind, recipe: 'app', gatehouseArgs: ['--revoke-on-logout'] });
-      admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
-      user = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
+      admin = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
+      user = await registerVia(stack.home, { level: 'USER', adminToken: admin.token });
     });
     after(() => stack?.stop());
 
@@ -231,13 +233,13 @@ for (const kind of PROXY_KINDS) {
     it('percent-encodes a name outside visible ASCII in Remote-User, as UTF-8', async () => {
       const suffix = uniqueName('');
       const name = `Zoë %${suffix} 東京`;
-      const zoe = await registerVia(stack.proxy.port, { username: name, level: 'USER', adminToken: admin.token });
+      const zoe = await registerVia(stack.home, { username: name, level: 'USER', adminToken: admin.token });
       const echo = echoOf(await viaProxy(stack.proxy.port, { path: '/page', token: zoe.token }));
       assert.equal(echo.headers['remote-user'], `Zo%C3%AB%20%25${suffix}%20%E6%9D%B1%E4%BA%AC`);
       assert.equal(decodeURIComponent(echo.headers['remote-user'] ?? ''), name);
     });
 
-    it('sends /login and /api/auth/* to Gatehouse, never to the app', async () => {
+    it('sends /login and the sign-in paths of /api/auth/ to Gatehouse, never to the app', async () => {
       const page = await viaProxy(stack.proxy.port, { path: '/login?rd=%2Freports', headers: { accept: BROWSER_ACCEPT } });
       assert.equal(page.status, 200, page.text);
       assert.match(String(page.headers['content-type']), /^text\/html/);
@@ -245,6 +247,45 @@ for (const kind of PROXY_KINDS) {
       const verify = await viaProxy(stack.proxy.port, { path: '/api/auth/verify', token: user.token });
       assert.equal((verify.json as { username?: string }).username, user.username);
       assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/api/auth') || seen.url.startsWith('/login')), []);
+    });
+
+    // docs/contract/own-origin.md "the recipes": an app's site carries only Gatehouse's sign-in
+    // surface; its account and administration API answers on Gatehouse's own site alone.
+    it('answers the account and administration API on Gatehouse\'s own site only: on the app\'s site it reaches neither Gatehouse nor the app', async () => {
+      const requests = [
+        { method: 'GET', path: '/api/auth/account', token: user.token },
+        { method: 'GET', path: '/api/auth/users', token: admin.token },
+        { method: 'POST', path: '/api/auth/users', token: admin.token, body: { username: uniqueName('made'), password: 'made-password-9q', level: 'ADMINISTRATOR' } },
+        { method: 'PATCH', path: `/api/auth/users/${encodeURIComponent(user.username)}`, token: admin.token, body: { password: 'taken-over-9q' } },
+        { method: 'POST', path: '/api/auth/register', token: admin.token, body: { username: uniqueName('made'), password: 'made-password-9q', level: 'ADMINISTRATOR' } },
+        { method: 'POST', path: '/api/auth/account/logout-everywhere', token: user.token, body: {} },
+        { method: 'POST', path: '/api/auth/account/tokens', token: user.token, body: { name: 'app', password: user.password } },
+        { method: 'POST', path: '/api/auth/invites', token: admin.token, body: { level: 'ADMINISTRATOR' } },
+        { method: 'GET', path: '/api/Auth/users', token: admin.token },
+        { method: 'GET', path: '/API/AUTH/ACCOUNT', token: user.token },
+      ];
+      const names = async (): Promise<string[]> => ((await viaHome(stack.home, { path: '/api/auth/users', token: admin.token })).json as Array<{ username: string }>).map((each) => each.username).sort();
+      const beforeFrom = stack.gatehouse.stdoutLines.length;
+      const before = await names();
+      await waitForAnswers(stack.gatehouse, beforeFrom, 1);
+      const from = stack.gatehouse.stdoutLines.length;
+      for (const request of requests) {
+        const res = await viaProxy(stack.proxy.port, request);
+        assert.equal(res.status, 404, `${request.method} ${request.path} on the app's site: ${res.status} ${res.text}`);
+      }
+      assert.deepEqual(stack.upstream.seen.filter((seen) => /^\/api\/auth\//i.test(seen.url)), [], 'the app never gets them');
+      const account = await viaHome(stack.home, { path: '/api/auth/account', token: user.token });
+      assert.equal((account.json as { username?: string }).username, user.username, 'Gatehouse\'s own site answers the account');
+      assert.deepEqual(await names(), before, 'no account was made');
+      assert.deepEqual(sortedAnswers(await waitForAnswers(stack.gatehouse, from, 2)), ['GET /api/auth/account 200', 'GET /api/auth/users 200'], 'only the two asked on Gatehouse\'s own site reached it');
+      const signedIn = await viaProxy(stack.proxy.port, { path: '/api/auth/verify', token: user.token });
+      assert.equal(signedIn.status, 200, 'the session still works');
+    });
+
+    it('sends /gatehouse/ pages on the app\'s site to Gatehouse, never to the app', async () => {
+      const page = await viaProxy(stack.proxy.port, { path: '/gatehouse/account', headers: { accept: BROWSER_ACCEPT } });
+      assert.ok(page.status < 500, page.text);
+      assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/gatehouse/')), []);
     });
 
     it('refuses a logged-out token itself with --revoke-on-logout, not only the cleared cookie', async () => {

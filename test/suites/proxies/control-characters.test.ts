@@ -22,7 +22,7 @@ for (const kind of PROXY_KINDS) {
     before(async () => {
       assertBuilt();
       stack = await startStack({ proxy: kind, recipe: 'app' });
-      user = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+      user = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
     });
     after(() => stack?.stop());
 

@@ -36,8 +36,8 @@ for (const kind of PROXY_KINDS) {
     before(async () => {
       assertBuilt();
       stack = await startStack({ proxy: kind, recipe: 'flood' });
-      const admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
-      user = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
+      const admin = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
+      user = await registerVia(stack.home, { level: 'USER', adminToken: admin.token });
     });
     after(() => stack?.stop());
 

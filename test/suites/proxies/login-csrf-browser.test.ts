@@ -81,9 +81,9 @@ for (const kind of PROXY_KINDS) {
 
     before(async () => {
       stack = await startStack({ proxy: kind, recipe: 'app' });
-      const admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
-      victim = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
-      attacker = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
+      const admin = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
+      victim = await registerVia(stack.home, { level: 'USER', adminToken: admin.token });
+      attacker = await registerVia(stack.home, { level: 'USER', adminToken: admin.token });
       target = `${stack.proxy.origin}/settings?token=${encodeURIComponent(attacker.token)}`;
       other = await startOtherSite(target);
     });

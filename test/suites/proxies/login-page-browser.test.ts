@@ -71,8 +71,8 @@ for (const kind of PROXY_KINDS) {
 
     before(async () => {
       stack = await startStack({ proxy: kind, recipe: 'app' });
-      const admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
-      user = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
+      const admin = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
+      user = await registerVia(stack.home, { level: 'USER', adminToken: admin.token });
     });
     after(async () => {
       for (const page of pages) await page.close();
@@ -164,7 +164,7 @@ for (const kind of PROXY_KINDS) {
     let page: Page | undefined;
     before(async () => {
       stack = await startStack({ proxy: kind, recipe: 'app', gatehouseArgs: ['--allowed-redirect-hosts', 'localhost'] });
-      user = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+      user = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
     });
     after(async () => {
       await page?.close();

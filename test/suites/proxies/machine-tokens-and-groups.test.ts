@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { PROXY_KINDS, SECOND_APP_HOST, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
-import { API_ACCEPT, echoOf, registerVia, viaProxy, type ProxyUser } from './through-proxy.js';
+import { API_ACCEPT, echoOf, registerVia, viaHome, viaProxy, type ProxyUser } from './through-proxy.js';
 
 after(async () => {
   await stopAllProxies();
@@ -38,12 +38,12 @@ for (const kind of PROXY_KINDS) {
     async function account(prefix: string, groups: readonly string[]): Promise<Account> {
       const username = `${prefix}-${process.pid}`;
       const password = `${username}-password-9q`;
-      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/users', token: admin.token, body: { username, password, level: 'USER', groups } });
+      const made = await viaHome(stack.home, { method: 'POST', path: '/api/auth/users', token: admin.token, body: { username, password, level: 'USER', groups } });
       assert.equal(made.status, 200, made.text);
       const login = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/authenticate', body: { username, password } });
       assert.equal(login.status, 200, login.text);
       const session = login.cookieToken ?? '';
-      const token = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: session, body: { name: `${prefix} script`, password } });
+      const token = await viaHome(stack.home, { method: 'POST', path: '/api/auth/account/tokens', token: session, body: { name: `${prefix} script`, password } });
       assert.equal(token.status, 200, token.text);
       const { token: machineToken, id } = token.json as { token: string; id: string };
       return { username, session, machineToken, tokenId: id };
@@ -52,7 +52,7 @@ for (const kind of PROXY_KINDS) {
     before(async () => {
       assertBuilt();
       stack = await startStack({ proxy: kind, recipe: 'app' });
-      admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+      admin = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
       member = await account('member', ['family', 'media']);
       outsider = await account('outsider', ['work']);
     });
@@ -120,15 +120,15 @@ for (const kind of PROXY_KINDS) {
       assert.equal(stack.secondUpstream.seen.length, seen, 'no refused request reached the app');
       const revoked = await account('revoked', ['family']);
       assert.equal((await viaProxy(stack.proxy.port, { path: '/album/11', headers: photos({ authorization: `Bearer ${revoked.machineToken}` }) })).status, 200);
-      const removed = await viaProxy(stack.proxy.port, { method: 'DELETE', path: `/api/auth/account/tokens/${revoked.tokenId}`, token: revoked.session });
+      const removed = await viaHome(stack.home, { method: 'DELETE', path: `/api/auth/account/tokens/${revoked.tokenId}`, token: revoked.session });
       assert.equal(removed.status, 200, removed.text);
       assert.equal((await viaProxy(stack.proxy.port, { path: '/album/11', headers: photos({ authorization: `Bearer ${revoked.machineToken}` }) })).status, 401);
     });
 
     it('opens none of Gatehouse\'s own API with a token, through the proxy', async () => {
       const headers = { accept: API_ACCEPT, authorization: `Bearer ${member.machineToken}` };
-      assert.equal((await viaProxy(stack.proxy.port, { path: '/api/auth/users', headers })).status, 401);
-      assert.equal((await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', headers, body: { name: 'more' } })).status, 401);
+      assert.equal((await viaHome(stack.home, { path: '/api/auth/users', headers })).status, 401);
+      assert.equal((await viaHome(stack.home, { method: 'POST', path: '/api/auth/account/tokens', headers, body: { name: 'more' } })).status, 401);
       assert.equal((await viaProxy(stack.proxy.port, { path: '/api/auth/verify', headers })).status, 401);
     });
   });

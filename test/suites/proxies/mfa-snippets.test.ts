@@ -14,7 +14,7 @@ import { decodeBase32 } from '../../../src/auth/base32.js';
 import { totpCode } from '../../../src/auth/totp.js';
 import { assertBuilt, killAllChildren, REPO_ROOT, removeTempDirs } from '../../helpers/process.js';
 import { PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
-import { API_ACCEPT, BROWSER_ACCEPT, echoOf, registerVia, viaProxy, type ProxyUser } from './through-proxy.js';
+import { API_ACCEPT, BROWSER_ACCEPT, echoOf, registerVia, viaHome, viaProxy, type ProxyUser } from './through-proxy.js';
 
 after(async () => {
   await stopAllProxies();
@@ -62,6 +62,10 @@ ${LOCATIONS.nginx}
 `,
   caddy: `import /etc/caddy/gatehouse.caddy
 
+auth.example.com {
+	import gatehouse_home
+}
+
 app.example.com {
 	import gatehouse_site
 
@@ -96,19 +100,19 @@ for (const kind of PROXY_KINDS) {
     before(async () => {
       assertBuilt();
       stack = await startStack({ proxy: kind, recipe: 'app', siteText: SITES });
-      user = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
-      const begun = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/totp', token: user.token, body: { password: user.password } });
+      user = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
+      const begun = await viaHome(stack.home, { method: 'POST', path: '/api/auth/account/totp', token: user.token, body: { password: user.password } });
       assert.equal(begun.status, 200, begun.text);
       const seed = decodeBase32((begun.json as { secret: string }).secret);
       assert.ok(seed !== undefined);
       // Confirming signs the session in again with both factors (amr pwd + otp).
-      const confirmed = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/totp/confirm', token: user.token, body: { code: totpCode(seed, Date.now()) } });
+      const confirmed = await viaHome(stack.home, { method: 'POST', path: '/api/auth/account/totp/confirm', token: user.token, body: { code: totpCode(seed, Date.now()) } });
       assert.equal(confirmed.status, 200, confirmed.text);
       twoFactorToken = confirmed.cookieToken ?? '';
-      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: twoFactorToken, body: { name: 'sync', password: user.password } });
+      const made = await viaHome(stack.home, { method: 'POST', path: '/api/auth/account/tokens', token: twoFactorToken, body: { name: 'sync', password: user.password } });
       assert.equal(made.status, 200, made.text);
       machineToken = (made.json as { token: string }).token;
-      plain = await registerVia(stack.proxy.port, { level: 'USER', adminToken: twoFactorToken });
+      plain = await registerVia(stack.home, { level: 'USER', adminToken: twoFactorToken });
     });
     after(() => stack?.stop());
 

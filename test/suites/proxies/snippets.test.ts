@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, REPO_ROOT, removeTempDirs, runCli } from '../../helpers/process.js';
 import { PROXY_KINDS, SECOND_APP_HOST, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
-import { API_ACCEPT, BROWSER_ACCEPT, echoOf, registerVia, viaProxy, type ProxyUser } from './through-proxy.js';
+import { API_ACCEPT, BROWSER_ACCEPT, echoOf, registerVia, viaHome, viaProxy, type ProxyUser } from './through-proxy.js';
 
 after(async () => {
   await stopAllProxies();
@@ -36,7 +36,7 @@ for (const kind of PROXY_KINDS) {
     async function account(prefix: string, groups: readonly string[]): Promise<Account> {
       const username = `${prefix}-${process.pid}`;
       const password = `${username}-password-9q`;
-      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/users', token: admin.token, body: { username, password, level: 'USER', groups } });
+      const made = await viaHome(stack.home, { method: 'POST', path: '/api/auth/users', token: admin.token, body: { username, password, level: 'USER', groups } });
       assert.equal(made.status, 200, made.text);
       const login = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/authenticate', body: { username, password } });
       assert.equal(login.status, 200, login.text);
@@ -46,7 +46,7 @@ for (const kind of PROXY_KINDS) {
     before(async () => {
       assertBuilt();
       stack = await startStack({ proxy: kind, recipe: 'app' });
-      admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+      admin = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
       family = await account('family', ['family']);
       stranger = await account('stranger', ['work']);
     });
@@ -114,7 +114,7 @@ for (const kind of PROXY_KINDS) {
     });
 
     it('lets a machine token in as its account and never passes it on to the app, while an app\'s own Authorization passes', async () => {
-      const made = await viaProxy(stack.proxy.port, { method: 'POST', path: '/api/auth/account/tokens', token: family.token, body: { name: 'backup script', password: family.password } });
+      const made = await viaHome(stack.home, { method: 'POST', path: '/api/auth/account/tokens', token: family.token, body: { name: 'backup script', password: family.password } });
       assert.equal(made.status, 200, made.text);
       const machineToken = (made.json as { token: string }).token;
       for (const headers of [{}, photos()]) {

@@ -2,7 +2,8 @@
 // browser does, read an event stream. Requests go to 127.0.0.1 only, each bounded in time.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { CLIENT_SETTINGS } from '../../helpers/process.js';
+import { CLIENT_SETTINGS, type ServeProcess } from '../../helpers/process.js';
+import type { HomeSite } from '../../helpers/proxies.js';
 import { sendRequest, type RequestOptions, type TestResponse } from '../../helpers/server.js';
 
 export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -27,16 +28,25 @@ export interface ProxyUser {
   readonly token: string;
 }
 
-/** Registers through the proxy's /api/auth/register: the first user without a token, later ones as `adminToken`. */
-export async function registerVia(port: number, options: { username?: string; level: 'ADMINISTRATOR' | 'USER'; adminToken?: string }): Promise<ProxyUser> {
+/** One request to Gatehouse's own site on the stack's proxy, with its Host. */
+export function viaHome(home: HomeSite, options: RequestOptions): Promise<TestResponse> {
+  return sendRequest(home.port, { ...options, headers: { host: home.host, ...options.headers } });
+}
+
+/**
+ * Registers through /api/auth/register on Gatehouse's own site on the proxy (a Flood origin's
+ * port works too): the first user without a token, later ones as `adminToken`.
+ */
+export async function registerVia(site: HomeSite | number, options: { username?: string; level: 'ADMINISTRATOR' | 'USER'; adminToken?: string }): Promise<ProxyUser> {
   const username = options.username ?? uniqueName(options.level === 'ADMINISTRATOR' ? 'admin' : 'user');
   const password = `${username}-password-9q`;
-  const res = await viaProxy(port, {
+  const request: RequestOptions = {
     method: 'POST',
     path: '/api/auth/register',
     body: { username, password, client: CLIENT_SETTINGS, level: options.level },
     ...(options.adminToken === undefined ? {} : { token: options.adminToken }),
-  });
+  };
+  const res = typeof site === 'number' ? await viaProxy(site, request) : await viaHome(site, request);
   assert.equal(res.status, 200, `register ${username} through the proxy: ${res.status} ${res.text}`);
   assert.ok(res.cookieToken !== undefined && res.cookieToken !== '', 'register sets the jwt cookie through the proxy');
   return { username, password, token: res.cookieToken };
@@ -132,3 +142,40 @@ export function echoOf(res: TestResponse): Echo {
   assert.ok(echo !== undefined && typeof echo.url === 'string', `the upstream answered: ${res.text.slice(0, 300)}`);
   return echo;
 }
+
+/** One answer from Gatehouse's request log. */
+export interface Answered {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+}
+
+/** Gatehouse's request log from line `from` on, for paths under /api/auth/, /gatehouse/ and /logout (not the gate's checks). */
+export function answeredSince(gatehouse: ServeProcess, from: number): Answered[] {
+  return gatehouse.stdoutLines.slice(from).flatMap((line) => {
+    let record: { msg?: unknown; method?: unknown; path?: unknown; status?: unknown };
+    try {
+      record = JSON.parse(line) as typeof record;
+    } catch {
+      return [];
+    }
+    if (record.msg !== 'request' || typeof record.path !== 'string' || typeof record.method !== 'string' || typeof record.status !== 'number') return [];
+    const isGate = record.path === '/api/auth/forward' || record.path === '/api/auth/verify';
+    const isGatehouse = record.path.startsWith('/api/auth/') || record.path.startsWith('/gatehouse/') || record.path === '/logout';
+    return isGatehouse && !isGate ? [{ method: record.method, path: record.path, status: record.status }] : [];
+  });
+}
+
+/** Waits until Gatehouse has logged `count` such answers since `from` (its log is written in batches). */
+export async function waitForAnswers(gatehouse: ServeProcess, from: number, count: number): Promise<Answered[]> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const answered = answeredSince(gatehouse, from);
+    if (answered.length >= count) return answered;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`Gatehouse logged ${JSON.stringify(answeredSince(gatehouse, from))}, expected ${count} answers\n${gatehouse.stderr().slice(-2_000)}`);
+}
+
+/** Answers as `METHOD PATH STATUS`, sorted. */
+export const sortedAnswers = (answers: readonly Answered[]): string[] => answers.map((answer) => `${answer.method} ${answer.path} ${answer.status}`).sort();
