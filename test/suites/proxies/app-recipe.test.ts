@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
 import { rawExchange } from '../../helpers/raw-socket.js';
-import { API_ACCEPT, BROWSER_ACCEPT, echoOf, readEventStream, registerVia, sortedAnswers, uniqueName, viaHome, viaProxy, waitForAnswers, type ProxyUser } from './through-proxy.js';
+import { answeredSince, API_ACCEPT, BROWSER_ACCEPT, echoOf, loggedSoFar, readEventStream, registerVia, sortedAnswers, uniqueName, viaHome, viaProxy, type ProxyUser } from './through-proxy.js';
 
 after(async () => {
   await stopAllProxies();
@@ -265,10 +265,8 @@ for (const kind of PROXY_KINDS) {
         { method: 'GET', path: '/API/AUTH/ACCOUNT', token: user.token },
       ];
       const names = async (): Promise<string[]> => ((await viaHome(stack.home, { path: '/api/auth/users', token: admin.token })).json as Array<{ username: string }>).map((each) => each.username).sort();
-      const beforeFrom = stack.gatehouse.stdoutLines.length;
       const before = await names();
-      await waitForAnswers(stack.gatehouse, beforeFrom, 1);
-      const from = stack.gatehouse.stdoutLines.length;
+      const from = await loggedSoFar(stack.gatehouse, stack.home);
       for (const request of requests) {
         const res = await viaProxy(stack.proxy.port, request);
         assert.equal(res.status, 404, `${request.method} ${request.path} on the app's site: ${res.status} ${res.text}`);
@@ -277,7 +275,8 @@ for (const kind of PROXY_KINDS) {
       const account = await viaHome(stack.home, { path: '/api/auth/account', token: user.token });
       assert.equal((account.json as { username?: string }).username, user.username, 'Gatehouse\'s own site answers the account');
       assert.deepEqual(await names(), before, 'no account was made');
-      assert.deepEqual(sortedAnswers(await waitForAnswers(stack.gatehouse, from, 2)), ['GET /api/auth/account 200', 'GET /api/auth/users 200'], 'only the two asked on Gatehouse\'s own site reached it');
+      const answered = answeredSince(stack.gatehouse, from, await loggedSoFar(stack.gatehouse, stack.home));
+      assert.deepEqual(sortedAnswers(answered), ['GET /api/auth/account 200', 'GET /api/auth/users 200'], 'only the two asked on Gatehouse\'s own site reached it');
       const signedIn = await viaProxy(stack.proxy.port, { path: '/api/auth/verify', token: user.token });
       assert.equal(signedIn.status, 200, 'the session still works');
     });

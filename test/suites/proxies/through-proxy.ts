@@ -150,9 +150,9 @@ export interface Answered {
   readonly status: number;
 }
 
-/** Gatehouse's request log from line `from` on, for paths under /api/auth/, /gatehouse/ and /logout (not the gate's checks). */
-export function answeredSince(gatehouse: ServeProcess, from: number): Answered[] {
-  return gatehouse.stdoutLines.slice(from).flatMap((line) => {
+/** Gatehouse's request log from line `from` on (up to `to`), for paths under /api/auth/, /gatehouse/ and /logout (not the gate's checks nor the probe). */
+export function answeredSince(gatehouse: ServeProcess, from: number, to?: number): Answered[] {
+  return gatehouse.stdoutLines.slice(from, to).flatMap((line) => {
     let record: { msg?: unknown; method?: unknown; path?: unknown; status?: unknown };
     try {
       record = JSON.parse(line) as typeof record;
@@ -160,7 +160,8 @@ export function answeredSince(gatehouse: ServeProcess, from: number): Answered[]
       return [];
     }
     if (record.msg !== 'request' || typeof record.path !== 'string' || typeof record.method !== 'string' || typeof record.status !== 'number') return [];
-    const isGate = record.path === '/api/auth/forward' || record.path === '/api/auth/verify';
+    // The gate's checks, and the probe (loggedSoFar's marker).
+    const isGate = record.path === '/api/auth/forward' || record.path === '/api/auth/verify' || record.path === '/api/auth/probe';
     const isGatehouse = record.path.startsWith('/api/auth/') || record.path.startsWith('/gatehouse/') || record.path === '/logout';
     return isGatehouse && !isGate ? [{ method: record.method, path: record.path, status: record.status }] : [];
   });
@@ -179,3 +180,20 @@ export async function waitForAnswers(gatehouse: ServeProcess, from: number, coun
 
 /** Answers as `METHOD PATH STATUS`, sorted. */
 export const sortedAnswers = (answers: readonly Answered[]): string[] => answers.map((answer) => `${answer.method} ${answer.path} ${answer.status}`).sort();
+
+/**
+ * How many lines Gatehouse has logged once every answer given so far is among them (its log is
+ * written in batches): the probe is asked on its own site, and waited for in the log.
+ */
+export async function loggedSoFar(gatehouse: ServeProcess, home: HomeSite): Promise<number> {
+  const from = gatehouse.stdoutLines.length;
+  const marker = await viaHome(home, { path: '/api/auth/probe' });
+  assert.equal(marker.status, 200, marker.text);
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const index = gatehouse.stdoutLines.findIndex((line, at) => at >= from && line.includes('"/api/auth/probe"'));
+    if (index >= 0) return index + 1;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`Gatehouse never logged the probe asked at ${home.origin}`);
+}
