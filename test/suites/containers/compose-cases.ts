@@ -1,6 +1,6 @@
 // deploy/compose.yml brought up by a compose program as a user would, with only the image names
-// (local stand-ins: this machine cannot pull), the published port (a free one) and, on Docker,
-// the build's network replaced. The Gatehouse image is built from the repository's Dockerfile by
+// (local stand-ins: this machine cannot pull), the published ports (free ones, and the public URL
+// naming Gatehouse's) and, on Docker, the build's network replaced. The Gatehouse image is built from the repository's Dockerfile by
 // compose. Then, through Caddy: the sign-in redirect, the HOST_NOT_ALLOWED command run as printed
 // in a new container, the app reached signed in with the gate's headers only, the client's
 // address believed from Caddy on the compose network (and a forged X-Forwarded-For not), and
@@ -38,6 +38,8 @@ export function describeCompose(composeName: string, engine: () => Engine, stand
   /** The rendered copy sits beside compose.yml: its relative paths (build: .., ./compose.Caddyfile) must mean the same. */
   const rendered = join(DEPLOY, `.${project}.yml`);
   let port = 0;
+  /** Gatehouse's own site (compose.Caddyfile's :81, its GATEHOUSE_PUBLIC_URL). */
+  let homePort = 0;
 
   async function compose(args: readonly string[], options: { input?: string; timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string }> {
     const { compose: program, env } = engine();
@@ -56,6 +58,9 @@ export function describeCompose(composeName: string, engine: () => Engine, stand
   }
 
   const call = (options: Parameters<typeof httpCall>[1]): Promise<CallResult> => httpCall(port, options);
+  /** A request to Gatehouse's own site, by the name its public URL gives. */
+  const callHome = (options: Parameters<typeof httpCall>[1]): Promise<CallResult> =>
+    httpCall(homePort, { ...options, headers: { host: `localhost:${homePort}`, ...options.headers } });
 
   // podman-compose 1.0.3 and docker-compose 1.29 both name a service's container PROJECT_SERVICE_1.
   const serviceLog = async (service: string): Promise<string> => {
@@ -68,12 +73,15 @@ export function describeCompose(composeName: string, engine: () => Engine, stand
     before(async () => {
       // compose.yml as a user runs it; only the image names, the published port and (Docker) the build's network differ.
       port = await freePort();
+      homePort = await freePort();
       const original = readFileSync(join(DEPLOY, 'compose.yml'), 'utf8');
       const replacements: Array<[string, string]> = [
         ['image: gatehouse\n', `image: ${gatehouseImage}\n`],
         ['image: caddy:2-alpine', `image: ${standIn}-caddy`],
         ['image: traefik/whoami', `image: ${standIn}-whoami`],
         ['"8080:80"', `"${port}:80"`],
+        ['"8081:81"', `"${homePort}:81"`],
+        ['GATEHOUSE_PUBLIC_URL: http://localhost:8081', `GATEHOUSE_PUBLIC_URL: http://localhost:${homePort}`],
       ];
       // The Docker daemon started here gives containers no way out (docker-daemon.ts): the
       // build's npm ci downloads through the host's network.
@@ -115,7 +123,7 @@ export function describeCompose(composeName: string, engine: () => Engine, stand
     });
 
     it('the HOST_NOT_ALLOWED command, run as printed in a new container on the same volume, makes the first administrator', async () => {
-      const refused = await call({ method: 'POST', path: '/api/auth/register', headers: { host: 'gatehouse.example.org' }, body: { username: 'someone', password: PASSWORD, level: 'ADMINISTRATOR' } });
+      const refused = await callHome({ method: 'POST', path: '/api/auth/register', headers: { host: 'gatehouse.example.org' }, body: { username: 'someone', password: PASSWORD, level: 'ADMINISTRATOR' } });
       assert.equal(refused.status, 403, refused.text);
       const message = String((refused.json as { message?: unknown }).message);
       const match = /e\.g\. docker compose run --rm SERVICE (.+)\)$/.exec(message);
@@ -150,6 +158,17 @@ export function describeCompose(composeName: string, engine: () => Engine, stand
       assert.match(app.text, /^Remote-User: admin$/m);
       assert.doesNotMatch(app.text, /mallory/);
       assert.ok(!app.text.includes(token), 'the app never sees the session token');
+    });
+
+    it('answers the account API on Gatehouse\'s own site only, never on the app\'s', async () => {
+      const token = (await call({ method: 'POST', path: '/api/auth/authenticate', body: { username: 'admin', password: PASSWORD } })).cookieToken ?? '';
+      const onApp = await call({ path: '/api/auth/users', token });
+      assert.equal(onApp.status, 404, onApp.text);
+      const onHome = await callHome({ path: '/api/auth/users', token });
+      assert.equal(onHome.status, 200, onHome.text);
+      const account = await call({ path: '/gatehouse/account', headers: { accept: 'text/html' } });
+      assert.equal(account.status, 303, account.text);
+      assert.equal(account.headers.location, `http://localhost:${homePort}/gatehouse/account`);
     });
 
     it('trust-proxy works on the compose network: Gatehouse logs the client address Caddy saw, not Caddy\'s, and not a forged X-Forwarded-For', async () => {
