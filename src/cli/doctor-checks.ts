@@ -4,6 +4,7 @@ import { runProbeChecks } from './doctor-app.js';
 import { anonymousOutcome, followToSignIn, gateOutcome, returnUrlOutcome } from './doctor-gate.js';
 import { deepUrlOf, type SignIn } from './doctor-input.js';
 import { longUrlOutcome } from './doctor-long-url.js';
+import { accountApiOutcome, askOrigin, publicUrlOutcome, type OriginAsked } from './doctor-origin.js';
 import { proxyKindOf } from './doctor-proxy.js';
 import { fail, shown, skip, type Outcome, type Report } from './doctor-report.js';
 import { credentialHeaders, signedInOutcome, signInAt, signOutOutcome, type Credential } from './doctor-session.js';
@@ -11,7 +12,7 @@ import { credentialHeaders, signedInOutcome, signInAt, signOutOutcome, type Cred
 /** The checks in the order of the help; `other` is each further URL, checked for the gate alone. */
 export const CHECK_NAMES = [
   'gate', 'api', 'sign-in page', 'return URL', 'client address', 'cookie', 'signed in', 'probe',
-  'forged headers', 'jwt cookie', 'forged URI', 'long URL', 'sign-out',
+  'forged headers', 'jwt cookie', 'forged URI', 'public URL', 'account API', 'long URL', 'sign-out',
 ] as const;
 const NEEDS_ACCOUNT = ['signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI'] as const;
 
@@ -58,6 +59,7 @@ export async function runChecks(plan: DoctorPlan, ask: Ask, report: Report): Pro
       if (signedIn.status === 'ok') signedInHeaders = headers;
       await runProbeChecks(app, new URL(plan.probePath, app), credential, doctor, report);
     }
+    await runOriginChecks(plan, loginPage, credential, doctor, report);
     const short = { isRefused: api.status === 401, signedInHeaders, hasCredential: credential !== undefined };
     report('long URL', await longUrlOutcome(app, short, doctor));
     report('sign-out', await signOutOutcome(loginPage, sessionCookie, doctor));
@@ -71,6 +73,19 @@ export async function runChecks(plan: DoctorPlan, ask: Ask, report: Report): Pro
     const outcome = typeof plain === 'string' ? fail(plain) : await anonymousOutcome(url, plain, doctor);
     report('behind the gate', { ...outcome, text: `${shown(url.href)}: ${outcome.text}` });
   }
+}
+
+/**
+ * public URL, then account API on each origin given (the first URL's, then each further URL's), at
+ * the base the sign-in page is under there.
+ */
+async function runOriginChecks(plan: DoctorPlan, loginPage: URL, credential: Credential | undefined, doctor: Doctor, report: Report): Promise<void> {
+  const basePath = new URL('.', loginPage).pathname;
+  const origins = [...new Set([plan.app, ...plan.others].map((url) => url.origin))];
+  const asked: OriginAsked[] = [];
+  for (const origin of origins) asked.push(await askOrigin(new URL(basePath, origin), doctor));
+  report('public URL', publicUrlOutcome(asked));
+  for (const each of asked) report('account API', await accountApiOutcome(each, credential, doctor));
 }
 
 /**

@@ -26,6 +26,10 @@ correctly, and says in one line per check what is wrong and how to fix it:
   forged headers  Remote-User, Remote-Level, Remote-Groups sent by the client do not reach the app
   jwt cookie      the app never receives the jwt cookie
   forged URI      a token in the client's own X-Original-URI or X-Forwarded-Uri opens nothing
+  public URL      Gatehouse reached by a name that is not loopback runs with --public-url, its own site
+  account API     on each URL's origin Gatehouse's account and administration API does not answer
+                  (NOT_GATEHOUSE_ORIGIN, or the app's own answer); a URL on Gatehouse's own origin is
+                  named in a warning: that app's scripts act with the signed-in person's powers
   long URL        a 4,000-character URL fits the proxy's limits
   sign-out        the sign-out page beside the sign-in page clears the cookie and returns to it
   behind the gate each further URL (and each line of --paths FILE): a request and a WebSocket

@@ -173,7 +173,7 @@ describe('gatehouse doctor against hostile or broken servers', () => {
     const run = await runCli(['doctor', `${url}/`], { stdin: '' });
     assert.equal(run.code, 1);
     const lines = run.stdout.trimEnd().split('\n');
-    assert.match(lines.at(-2) ?? '', /^\d+ of 13 checks passed; \d+ failed, \d+ skipped \(not made: each line says why\)\.$/);
+    assert.match(lines.at(-2) ?? '', /^\d+ of 15 checks passed; \d+ failed, \d+ skipped \(not made: each line says why\)\.$/);
     assert.match(lines.at(-1) ?? '', /^Not seen: the probe shows only what reaches its own location\. /);
     assert.doesNotMatch(run.stdout, /did not pass/);
   });
@@ -181,6 +181,6 @@ describe('gatehouse doctor against hostile or broken servers', () => {
   it('prints its help with every check named', async () => {
     const run = await runCli(['doctor', '--help']);
     assert.equal(run.code, 0);
-    for (const check of ['gate', 'api', 'sign-in page', 'return URL', 'client address', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'long URL', 'sign-out', 'behind the gate']) assert.match(run.stdout, new RegExp(`^  ${check} `, 'm'));
+    for (const check of ['gate', 'api', 'sign-in page', 'return URL', 'client address', 'cookie', 'signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI', 'public URL', 'account API', 'long URL', 'sign-out', 'behind the gate']) assert.match(run.stdout, new RegExp(`^  ${check} `, 'm'));
   });
 });

@@ -10,7 +10,7 @@ import { decodeBase32 } from '../../../src/auth/base32.js';
 import { totpCode } from '../../../src/auth/totp.js';
 import { assertBuilt, killAllChildren, removeTempDirs, tempDir } from '../../helpers/process.js';
 import { stopAllProxies } from '../../helpers/proxies.js';
-import { sendRequest } from '../../helpers/server.js';
+import { viaHome } from './through-proxy.js';
 import { assertOnlyFailed, lineOf, runDoctor, startSite, type Site } from './doctor-sites.js';
 
 after(async () => {
@@ -21,20 +21,20 @@ after(async () => {
 
 /** Turns on TOTP for the site's user (straight at Gatehouse); its seed, and a session with both factors. */
 async function enrolTotp(site: Site): Promise<{ seed: Buffer; twoFactorCookie: string }> {
-  const signedIn = await sendRequest(site.gatehouse.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: site.username, password: site.password } });
+  const signedIn = await viaHome(site.home, { method: 'POST', path: '/api/auth/authenticate', body: { username: site.username, password: site.password } });
   assert.equal(signedIn.status, 200, signedIn.text);
-  const begun = await sendRequest(site.gatehouse.port, { method: 'POST', path: '/api/auth/account/totp', token: signedIn.cookieToken ?? '', body: { password: site.password } });
+  const begun = await viaHome(site.home, { method: 'POST', path: '/api/auth/account/totp', token: signedIn.cookieToken ?? '', body: { password: site.password } });
   assert.equal(begun.status, 200, begun.text);
   const seed = decodeBase32((begun.json as { secret: string }).secret);
   assert.ok(seed !== undefined);
-  const confirmed = await sendRequest(site.gatehouse.port, { method: 'POST', path: '/api/auth/account/totp/confirm', token: signedIn.cookieToken ?? '', body: { code: totpCode(seed, Date.now()) } });
+  const confirmed = await viaHome(site.home, { method: 'POST', path: '/api/auth/account/totp/confirm', token: signedIn.cookieToken ?? '', body: { code: totpCode(seed, Date.now()) } });
   assert.equal(confirmed.status, 200, confirmed.text);
   return { seed, twoFactorCookie: confirmed.cookieToken ?? '' };
 }
 
 /** A machine token of the site's user, in a file of its own. */
 async function tokenFile(site: Site, twoFactorCookie: string): Promise<string> {
-  const made = await sendRequest(site.gatehouse.port, { method: 'POST', path: '/api/auth/account/tokens', token: twoFactorCookie, body: { name: 'doctor', password: site.password } });
+  const made = await viaHome(site.home, { method: 'POST', path: '/api/auth/account/tokens', token: twoFactorCookie, body: { name: 'doctor', password: site.password } });
   assert.equal(made.status, 200, made.text);
   const file = join(await tempDir('gatehouse-doctor-token-'), 'token');
   await writeFile(file, `${(made.json as { token: string }).token}\n`, { mode: 0o600 });
@@ -55,7 +55,7 @@ for (const kind of ['nginx', 'caddy'] as const) {
         assertOnlyFailed(withoutCode, [...NEEDS_ACCOUNT], site);
         assert.match(lineOf(withoutCode, 'cookie'), /^skip +cookie: not checked: the account has a second factor; give the account's current TOTP code as a third line of standard input \(printf '%s\\n%s\\n%s\\n' NAME PASSWORD CODE \| gatehouse doctor URL\), or a machine token with --token-file$/);
         for (const check of NEEDS_ACCOUNT) assert.match(lineOf(withoutCode, check), /^skip /, check);
-        assert.match(withoutCode.stdout, /^7 of 13 checks passed; 6 skipped \(not made: each line says why\)\.$/m);
+        assert.match(withoutCode.stdout, /^9 of 15 checks passed; 6 skipped \(not made: each line says why\)\.$/m);
         assert.doesNotMatch(withoutCode.stdout, /failed|did not pass/);
 
         // The next step's code (one step of skew is allowed): confirming spent this one.

@@ -1,6 +1,7 @@
 // Sites for running `gatehouse doctor` as an operator runs it: a real nginx or Caddy in front of the
-// built Gatehouse and an app that echoes what it receives, wired after the app recipe, each either
-// right or broken in one named way. Optional: a TLS front (TLS ends before the proxy), a WebSocket
+// built Gatehouse and an app that echoes what it receives, wired after the app recipe (the app's
+// site routes only signing in and out to Gatehouse; Gatehouse's own site, on a second port, routes
+// everything, and is its --public-url), each either right or broken in one named way. Optional: a TLS front (TLS ends before the proxy), a WebSocket
 // server at /ws and static .png files beside the app, an account with TOTP.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,13 +12,13 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { promisify } from 'node:util';
-import { CLIENT_SETTINGS, runCli, startServe, tempDir, type ServeProcess } from '../../helpers/process.js';
-import { startCaddy, startNginx, startUpstream, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
-import { sendRequest } from '../../helpers/server.js';
+import { CLIENT_SETTINGS, freePort, runCli, startServe, tempDir, type ServeProcess } from '../../helpers/process.js';
+import { startCaddy, startNginx, startUpstream, type HomeSite, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
+import { viaHome } from './through-proxy.js';
 
 export const CHECKS = [
   'gate', 'api', 'sign-in page', 'return URL', 'client address', 'cookie', 'signed in', 'probe', 'forged headers',
-  'jwt cookie', 'forged URI', 'long URL', 'sign-out',
+  'jwt cookie', 'forged URI', 'public URL', 'account API', 'long URL', 'sign-out',
 ] as const;
 export type Check = (typeof CHECKS)[number] | 'behind the gate';
 export type ProxyName = 'nginx' | 'caddy';
@@ -42,7 +43,15 @@ export type Mistake =
   | 'handle-path' // Caddy: handle_path strips /reports before forward_auth
   | 'scheme-not-forwarded' // behind a TLS front, Gatehouse is told the proxy's own scheme (http)
   | 'others-ungated' // /ws and *.png are served without the gate
-  | 'forward-url-base'; // the forward URL begins with /gh, a --base-uri Gatehouse does not have
+  | 'forward-url-base' // the forward URL begins with /gh, a --base-uri Gatehouse does not have
+  | 'api-on-app-site' // the app's site sends all of /api/auth/ to Gatehouse, as the snippets once did
+  | 'host-rewritten'; // as api-on-app-site, and the app's site tells Gatehouse its own site's name in X-Forwarded-Host
+
+/**
+ * Gatehouse's --public-url: `home`, its own site on the proxy's second port (http://localhost:HOME),
+ * as the recipes run it; `app`, the app's own site (one origin for everything); `none`, unset.
+ */
+export type PublicUrl = 'home' | 'app' | 'none';
 
 export interface SiteOptions {
   readonly mistake?: Mistake;
@@ -57,12 +66,16 @@ export interface SiteOptions {
   readonly tlsFront?: boolean;
   /** A WebSocket server at /ws and static files at *.png beside the app. */
   readonly otherLocations?: boolean;
+  /** Default `home`. */
+  readonly publicUrl?: PublicUrl;
 }
 
 const unless = (condition: boolean, text: string): string => (condition ? '' : text);
 
 interface Rendered {
   readonly options: SiteOptions;
+  /** Gatehouse's own site. */
+  readonly homePort: number;
   readonly gatehousePort: number;
   readonly appPort: number;
   readonly webSocketPort: number;
@@ -108,9 +121,29 @@ ${unless(mistake === 'jwt-to-app', '        proxy_set_header Cookie $gatehouse_a
         proxy_pass ${gatehouse};
         proxy_set_header Host $http_host;
         proxy_set_header X-Forwarded-Proto ${proto};
-        ${forwardedFor}`;
+        ${forwardedFor}
+${unless(mistake !== 'host-rewritten', `        proxy_set_header X-Forwarded-Host localhost:${site.homePort};`)}`;
   const othersGated = mistake !== 'others-ungated';
+  // The sign-in surface only (the recipe's site.conf), or all of /api/auth/ as the snippets once sent.
+  const api = mistake === 'api-on-app-site' || mistake === 'host-rewritten'
+    ? `    location /api/auth/ {${toGatehouse}
+    }`
+    : `${['authenticate', 'passkey/options', 'passkey', 'verify', 'logout', 'probe'].map((path) => `    location = /api/auth/${path} {${toGatehouse}
+    }`).join('\n')}
+    location ~* ^/api/auth/ {
+        return 404;
+    }
+    location ^~ /gatehouse/ {${toGatehouse}
+    }`;
   return `
+server {
+    listen 127.0.0.1:${site.homePort};
+    location / {
+        proxy_pass ${gatehouse};
+        proxy_set_header Host $http_host;
+        proxy_set_header X-Forwarded-For $remote_addr;
+    }
+}
 map $http_cookie $gatehouse_app_cookie {
     default $http_cookie;
     "~(?:^|;\\s*)jwt=" "";
@@ -135,8 +168,7 @@ ${check('any', '')}
         proxy_buffers 4 32k;
         proxy_busy_buffers_size 32k;
     }
-    location /api/auth/ {${toGatehouse}
-    }
+${api}
 ${unless(mistake === 'login-gated', `    location = /login {${toGatehouse}
     }`)}
 ${unless(mistake === 'logout-unrouted', `    location = /logout {${toGatehouse}
@@ -164,6 +196,7 @@ function caddySite(site: Rendered, port: number, staticDir: string): string {
   const toGatehouse = `reverse_proxy ${gatehouse} {
 ${unless(!tlsFront || mistake === 'scheme-not-forwarded', '			header_up X-Forwarded-Proto https')}
 ${unless(mistake !== 'xff-caddy-trusts-client', '			trusted_proxies private_ranges')}
+${unless(mistake !== 'host-rewritten', `			header_up X-Forwarded-Host localhost:${site.homePort}`)}
 		}`;
   const checkLines = (query: string, isGated: boolean): string => `
 ${unless(mistake === 'client-remote-headers', `			request_header -Remote-User
@@ -190,12 +223,30 @@ ${unless(mistake === 'jwt-to-app', `				header_up Cookie "(?:^|;\\s*)jwt=[^;]*()
 		}`;
   const app = `127.0.0.1:${site.appPort}`;
   const othersGated = mistake !== 'others-ungated';
+  // The sign-in surface only (the recipe's gatehouse_site), or all of /api/auth/ as the snippets once sent.
+  const api = mistake === 'api-on-app-site' || mistake === 'host-rewritten'
+    ? `	handle /api/auth/* {
+		${toGatehouse}
+	}`
+    : `	handle /api/auth/* {
+		@sign_in path /api/auth/authenticate /api/auth/passkey/options /api/auth/passkey /api/auth/verify /api/auth/logout /api/auth/probe
+		handle @sign_in {
+			${toGatehouse}
+		}
+		respond 404
+	}
+	handle /gatehouse/* {
+		${toGatehouse}
+	}`;
   return `
+http://:${site.homePort} {
+	bind 127.0.0.1
+	reverse_proxy ${gatehouse}
+}
+
 http://:${port} {
 	bind 127.0.0.1
-	handle /api/auth/* {
-		${toGatehouse}
-	}
+${api}
 ${unless(mistake === 'login-gated', `	handle /login {
 		${toGatehouse}
 	}`)}
@@ -226,6 +277,8 @@ export const PNG_BYTES = Buffer.from('89504e470d0a1a0a', 'hex');
 export interface Site {
   readonly kind: ProxyName;
   readonly gatehouse: ServeProcess;
+  /** Gatehouse itself (not through the proxy), asked with the Host of its own origin. */
+  readonly home: HomeSite;
   readonly proxy: RunningProxy;
   readonly upstream: Upstream;
   readonly username: string;
@@ -244,11 +297,21 @@ export interface Site {
 export async function startSite(kind: ProxyName, options: SiteOptions = {}): Promise<Site> {
   const dataDir = await tempDir('gatehouse-doctor-');
   const trust = options.trustProxy === undefined ? '127.0.0.1' : options.trustProxy;
-  const gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(trust === null ? [] : ['--trust-proxy', trust]), ...(options.baseUri === undefined ? [] : ['--base-uri', options.baseUri]), ...(options.gatehouseArgs ?? [])]);
+  const ports = { site: await freePort(), home: await freePort() };
+  const publicUrl = options.publicUrl ?? 'home';
+  // What Gatehouse takes for its own origin: requests straight to it name that host.
+  const homeHost = publicUrl === 'home' ? `localhost:${ports.home}` : publicUrl === 'app' ? `127.0.0.1:${ports.site}` : '127.0.0.1';
+  const gatehouse = await startServe([
+    '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir,
+    ...(trust === null ? [] : ['--trust-proxy', trust]),
+    ...(options.baseUri === undefined ? [] : ['--base-uri', options.baseUri]),
+    ...(publicUrl === 'none' ? [] : ['--public-url', `http://${homeHost}${options.baseUri ?? ''}`]),
+    ...(options.gatehouseArgs ?? []),
+  ]);
   const upstream = await startUpstream();
   // Closed with the site; stopAllProxies in a test file's after() does not know it.
   const webSocket = await startWebSocketServer();
-  const rendered: Rendered = { options, gatehousePort: gatehouse.port, appPort: upstream.port, webSocketPort: webSocket.port };
+  const rendered: Rendered = { options, homePort: ports.home, gatehousePort: gatehouse.port, appPort: upstream.port, webSocketPort: webSocket.port };
   const render = async (port: number, dir: string): Promise<string> => {
     await mkdir(join(dir, 'static'));
     await writeFile(join(dir, 'static', 'logo.png'), PNG_BYTES);
@@ -266,16 +329,19 @@ export async function startSite(kind: ProxyName, options: SiteOptions = {}): Pro
   };
   const username = 'doctor user';
   const password = 'doctor-password-1';
+  const homeName = homeHost === '127.0.0.1' ? `127.0.0.1:${gatehouse.port}` : homeHost;
+  const home: HomeSite = { port: gatehouse.port, host: homeName, origin: `http://${homeName}` };
   let adminToken: string;
   try {
-    proxy = kind === 'nginx' ? await startNginx(render) : await startCaddy(render, {}, globalOptions);
+    const chosen = { port: ports.site, alsoListening: [ports.home] };
+    proxy = kind === 'nginx' ? await startNginx(render, chosen) : await startCaddy(render, {}, globalOptions, chosen);
     front = options.tlsFront === true ? await startTlsFront(proxy.port) : undefined;
-    // The first account (an administrator) straight at Gatehouse; the doctor signs in as a plain user.
+    // The first account (an administrator) straight at Gatehouse, on its own origin; the doctor signs in as a plain user.
     const base = options.baseUri ?? '';
-    const admin = await sendRequest(gatehouse.port, { method: 'POST', path: `${base}/api/auth/register`, body: { username: 'admin', password: 'admin-password-1', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
+    const admin = await viaHome(home, { method: 'POST', path: `${base}/api/auth/register`, body: { username: 'admin', password: 'admin-password-1', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
     assert.equal(admin.status, 200, admin.text);
     adminToken = admin.cookieToken ?? '';
-    const user = await sendRequest(gatehouse.port, { method: 'POST', path: `${base}/api/auth/register?cookie=false`, token: adminToken, body: { username, password, client: CLIENT_SETTINGS, level: 'USER' } });
+    const user = await viaHome(home, { method: 'POST', path: `${base}/api/auth/register?cookie=false`, token: adminToken, body: { username, password, client: CLIENT_SETTINGS, level: 'USER' } });
     assert.equal(user.status, 200, user.text);
   } catch (error) {
     await stop();
@@ -284,6 +350,7 @@ export async function startSite(kind: ProxyName, options: SiteOptions = {}): Pro
   return {
     kind,
     gatehouse,
+    home,
     proxy,
     upstream,
     username,

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { SECOND_APP_HOST, startStack, stopAllProxies } from '../../helpers/proxies.js';
 import { sendRequest } from '../../helpers/server.js';
+import { viaHome } from './through-proxy.js';
 import { CLIENT_SETTINGS } from '../../helpers/process.js';
 import { assertOnlyFailed, runDoctor, startSite, type Check, type Mistake, type Site } from './doctor-sites.js';
 
@@ -74,14 +75,15 @@ for (const kind of ['nginx', 'caddy'] as const) {
     before(() => assertBuilt());
 
     it('passes every check on the app for any signed-in user, and names the 403 on the group app the account is not in', async () => {
-      const stack = await startStack({ proxy: kind, recipe: 'app' });
+      // As the recipes start Gatehouse: --public-url naming its own site.
+      const stack = await startStack({ proxy: kind, recipe: 'app', publicUrl: true });
       try {
-        const admin = await sendRequest(stack.gatehouse.port, { method: 'POST', path: '/api/auth/register', body: { username: 'admin', password: 'admin-password-1', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
+        const admin = await viaHome(stack.home, { method: 'POST', path: '/api/auth/register', body: { username: 'admin', password: 'admin-password-1', client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' } });
         assert.equal(admin.status, 200, admin.text);
-        const created = await sendRequest(stack.gatehouse.port, { method: 'POST', path: '/api/auth/users', token: admin.cookieToken ?? '', body: { username: 'doctor user', password: 'doctor-password-1', level: 'USER' } });
+        const created = await viaHome(stack.home, { method: 'POST', path: '/api/auth/users', token: admin.cookieToken ?? '', body: { username: 'doctor user', password: 'doctor-password-1', level: 'USER' } });
         assert.equal(created.status, 200, created.text);
         const site: Site = {
-          kind, gatehouse: stack.gatehouse, proxy: stack.proxy, upstream: stack.upstream, username: 'doctor user', password: 'doctor-password-1',
+          kind, gatehouse: stack.gatehouse, home: stack.home, proxy: stack.proxy, upstream: stack.upstream, username: 'doctor user', password: 'doctor-password-1',
           adminToken: admin.cookieToken ?? '', origin: stack.proxy.origin, doctorArgs: [], doctorEnv: {}, stop: () => stack.stop(),
         };
         assertOnlyFailed(await runDoctor(site, [`${stack.proxy.origin}/reports/2026?x=1`]), [], site);
@@ -124,7 +126,7 @@ describe('gatehouse doctor and the session cookie', () => {
       assert.equal(run.code, 1);
       assert.deepEqual([...run.failed].sort(), ['cookie', 'forged URI', 'forged headers', 'jwt cookie', 'probe', 'signed in'], run.stdout);
       assert.match(run.stdout, /^ok +long URL: /m);
-      assert.match(run.stdout, /^7 of 13 checks passed; 6 skipped \(not made: each line says why\)\.$/m, run.stdout);
+      assert.match(run.stdout, /^9 of 15 checks passed; 6 skipped \(not made: each line says why\)\.$/m, run.stdout);
       assert.doesNotMatch(run.stdout, /did not pass/);
     } finally {
       await site.stop();
