@@ -1,13 +1,15 @@
-// deploy/nginx/flood.conf and deploy/caddy/flood.Caddyfile on the shared snippets, run as written (only ports, addresses
-// and the token replaced) by a real nginx and a real Caddy, in front of the built Gatehouse and an
-// upstream app standing in for Flood started with --auth none: it answers 401 unless its `jwt`
-// cookie is signed with its secret, and the proxy gets that cookie from `gatehouse flood-token`.
+// deploy/nginx/flood.conf and deploy/caddy/flood.Caddyfile on the shared snippets, beside
+// Gatehouse's own site, run as written (only ports, addresses and the token replaced) by a real
+// nginx and a real Caddy, in front of the built Gatehouse and an upstream app standing in for
+// Flood started with --auth none: it answers 401 unless its `jwt` cookie is signed with its
+// secret, and the proxy gets that cookie from `gatehouse flood-token`. Gatehouse runs as the
+// recipe starts it: --public-url on its own site, --flood-url naming Flood's.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertBuilt, killAllChildren, removeTempDirs } from '../../helpers/process.js';
-import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
-import { API_ACCEPT, BROWSER_ACCEPT, CookieJar, echoOf, readEventStream, registerVia, viaProxy, type ProxyUser } from './through-proxy.js';
+import { EVENT_STREAM_PATH, PROXY_KINDS, startStack, stopAllProxies, type Stack, type StackPorts } from '../../helpers/proxies.js';
+import { API_ACCEPT, BROWSER_ACCEPT, CookieJar, echoOf, readEventStream, registerVia, viaHome, viaProxy, type ProxyUser } from './through-proxy.js';
 
 after(async () => {
   await stopAllProxies();
@@ -15,12 +17,15 @@ after(async () => {
   await removeTempDirs();
 });
 
+/** --flood-url as the recipe gives it: Flood's site (here 127.0.0.1 on the proxy's port). */
+const floodUrl = (ports: StackPorts): string[] => ['--flood-url', `http://127.0.0.1:${ports.site}`];
+
 for (const kind of PROXY_KINDS) {
   describe(`the Flood recipe through ${kind}, with no user yet`, () => {
     let stack: Stack;
     before(async () => {
       assertBuilt();
-      stack = await startStack({ proxy: kind, recipe: 'flood' });
+      stack = await startStack({ proxy: kind, recipe: 'flood', publicUrl: true, gatehouseArgs: floodUrl });
     });
     after(() => stack?.stop());
 
@@ -46,7 +51,7 @@ for (const kind of PROXY_KINDS) {
     let user: ProxyUser;
     before(async () => {
       assertBuilt();
-      stack = await startStack({ proxy: kind, recipe: 'flood' });
+      stack = await startStack({ proxy: kind, recipe: 'flood', publicUrl: true, gatehouseArgs: floodUrl });
       admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
       user = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
     });
@@ -102,12 +107,29 @@ for (const kind of PROXY_KINDS) {
       assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/api/auth')), []);
     });
 
-    it('sends /api/auth/* in any case to Gatehouse, never to Flood', async () => {
+    it('never sends /api/auth/* to Flood, in any case', async () => {
       for (const path of ['/api/Auth/verify', '/api/AUTH/logout', '/api/auth/Verify', '/api/aUtH/users']) {
         const res = await viaProxy(stack.proxy.port, { path, token: admin.token });
         assert.ok(res.headers['set-cookie'] === undefined || res.headers['set-cookie'].every((line) => !line.startsWith('jwt=from-upstream')), path);
       }
       assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.toLowerCase().startsWith('/api/auth')), []);
+    });
+
+    // docs/contract/own-origin.md "Flood's origin": the seven Flood endpoints answer in full on
+    // Flood's site; the rest of the account and administration API does not.
+    it('answers Flood\'s register and users endpoints on Flood\'s site, and nothing else of the account API', async () => {
+      const made = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
+      const renamed = `${made.username}-renamed`;
+      const patched = await viaProxy(stack.proxy.port, { method: 'PATCH', path: `/api/auth/users/${encodeURIComponent(made.username)}`, token: admin.token, body: { username: renamed } });
+      assert.equal(patched.status, 200, patched.text);
+      const deleted = await viaProxy(stack.proxy.port, { method: 'DELETE', path: `/api/auth/users/${encodeURIComponent(renamed)}`, token: admin.token });
+      assert.equal(deleted.status, 200, deleted.text);
+      for (const [method, path] of [['GET', '/api/auth/account'], ['POST', '/api/auth/account/logout-everywhere'], ['POST', '/api/auth/users'], ['POST', '/api/auth/invites'], ['GET', '/api/auth/account/sessions']] as const) {
+        const res = await viaProxy(stack.proxy.port, { method, path, token: admin.token, ...(method === 'POST' ? { body: {} } : {}) });
+        assert.equal(res.status, 404, `${method} ${path} on Flood's site: ${res.status} ${res.text}`);
+      }
+      const account = await viaHome(stack.home, { path: '/api/auth/account', token: admin.token });
+      assert.equal((account.json as { username?: string }).username, admin.username, 'Gatehouse\'s own site answers it');
     });
 
     it('reads no token from a client\'s own X-Original-URI or X-Forwarded-Uri: only the URI the proxy sets counts', async () => {

@@ -1,8 +1,8 @@
 // The shared snippets (deploy/nginx/conf.d + deploy/nginx/gatehouse/, deploy/caddy/gatehouse.caddy)
 // with the per-app lines of deploy/nginx/apps.conf and deploy/caddy/apps.Caddyfile, exactly as
 // docs/deploy.md shows them: two apps on one proxy (app.example.com for any user with an
-// administrators' /admin; photos.example.com for the group "family"), Gatehouse's own paths on
-// both, the probe for `gatehouse doctor`, and the doctor itself passing every check (the doctor is
+// administrators' /admin; photos.example.com for the group "family"), the sign-in surface on
+// both, Gatehouse's own site beside them, the probe for `gatehouse doctor`, and the doctor itself passing every check (the doctor is
 // pointed at the first site only: the second one's name resolves nowhere outside the proxy).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -79,7 +79,7 @@ for (const kind of PROXY_KINDS) {
       }
     });
 
-    it('routes /login, /logout, /gatehouse/ and /api/auth/ to Gatehouse on both sites, never to an app', async () => {
+    it('routes /login, /logout, /gatehouse/ and the sign-in paths of /api/auth/ to Gatehouse on both sites, never to an app', async () => {
       for (const headers of [{}, photos()]) {
         const login = await viaProxy(stack.proxy.port, { path: '/login', headers: { ...headers, accept: BROWSER_ACCEPT } });
         assert.equal(login.status, 200, login.text);
@@ -138,7 +138,7 @@ for (const kind of PROXY_KINDS) {
 describe('docs/deploy.md', () => {
   const docs = readFileSync(join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
   // Each per-app file is shown whole in the docs, less its opening comment: the test runs what a reader copies.
-  for (const file of ['deploy/nginx/apps.conf', 'deploy/caddy/apps.Caddyfile', 'deploy/traefik/apps.yml']) {
+  for (const file of ['deploy/nginx/auth.conf', 'deploy/nginx/apps.conf', 'deploy/caddy/apps.Caddyfile', 'deploy/traefik/apps.yml']) {
     it(`shows ${file} as the tests run it`, () => {
       const text = readFileSync(join(REPO_ROOT, file), 'utf8');
       const body = text.replace(/^(#[^\n]*\n)+\n?/, '');
