@@ -1,4 +1,4 @@
-// The doctor's checks of Gatehouse's own origin (docs/contract/own-origin.md "the doctor"), on
+// The doctor's checks of Gatehouse's own origin (docs/contract/own-origin.md "Doctor"), on
 // answers made up here: where Gatehouse says its own origin is, and whether the account and
 // administration API answers on an app's origin. Through real proxies: test/suites/proxies/doctor-origin.test.ts.
 import assert from 'node:assert/strict';

@@ -249,7 +249,7 @@ for (const kind of PROXY_KINDS) {
       assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.startsWith('/api/auth') || seen.url.startsWith('/login')), []);
     });
 
-    // docs/contract/own-origin.md "the recipes": an app's site carries only Gatehouse's sign-in
+    // docs/contract/own-origin.md "Recipes": an app's site carries only Gatehouse's sign-in
     // surface; its account and administration API answers on Gatehouse's own site alone.
     it('answers the account and administration API on Gatehouse\'s own site only: on the app\'s site it reaches neither Gatehouse nor the app', async () => {
       const requests = [

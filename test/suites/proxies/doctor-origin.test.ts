@@ -1,4 +1,4 @@
-// `gatehouse doctor` and Gatehouse's own origin (docs/contract/own-origin.md "the doctor"), through a
+// `gatehouse doctor` and Gatehouse's own origin (docs/contract/own-origin.md "Doctor"), through a
 // real nginx and a real Caddy: a deployment reached by a name is not called healthy without
 // --public-url; the account and administration API answering on an app's origin is a failure
 // with its fix; an app on Gatehouse's own origin is named in a warning. The sites: doctor-sites.ts.

@@ -115,7 +115,7 @@ for (const kind of PROXY_KINDS) {
       assert.deepEqual(stack.upstream.seen.filter((seen) => seen.url.toLowerCase().startsWith('/api/auth')), []);
     });
 
-    // docs/contract/own-origin.md "Flood's origin": the seven Flood endpoints answer in full on
+    // docs/contract/own-origin.md "Origins": the seven Flood endpoints answer in full on
     // Flood's site; the rest of the account and administration API does not.
     it('answers Flood\'s register and users endpoints on Flood\'s site, and nothing else of the account API', async () => {
       const made = await registerVia(stack.proxy.port, { level: 'USER', adminToken: admin.token });
