@@ -121,12 +121,13 @@ export async function startServer(config: Config, options: ServerOptions) {
       for (const line of relyingParties.ignoredOrigins) logger.warn(line);
       if (relyingParties.offReason !== undefined) logger.warn(relyingParties.offReason);
     }
+    const origins = createOriginReader({ publicUrl: config.publicUrl, floodUrls: config.floodUrls, proxyTrust });
     const judge = createJudge({
       session,
       machineTokens,
       proxyTrust,
       accountCount: () => store.size,
-      origins: createOriginReader({ publicUrl: config.publicUrl, floodUrls: config.floodUrls, proxyTrust }),
+      origins,
       isTwoFactorRequiredOfAdministrators: config.requireMfaForAdmins,
       passwords: { hasher, throttle, now },
       logger,
@@ -159,7 +160,7 @@ export async function startServer(config: Config, options: ServerOptions) {
         isPasskeyOffered, sha256Base64, accountUrl: accountPageUrl,
       })),
       ...pageRoutes('accountPage', buildAccountPage(sha256Base64, { isPasskeyOffered, sections: provider?.accountSections ?? [] })),
-      ...probeRoutes(proxyTrust),
+      ...probeRoutes(proxyTrust, origins),
       // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
       ...(config.authMethod === 'none'
         ? []

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { ProxyTrust } from '../http/client-address.js';
+import type { OriginReader } from '../http/request-origin.js';
 import { sendJson } from '../http/respond.js';
 import type { RequestContext, Route } from './context.js';
 
@@ -27,15 +28,22 @@ const REPORTED: ReadonlyMap<string, ReportedKey> = new Map([
  * values dropped (a `?token=` is a credential), and whether a `jwt` cookie arrived (never its
  * value). Beside the sign-in page (`{base}/api/auth/` is routed straight to Gatehouse) it also
  * shows the client address a sign-in there counts against, and whether X-Forwarded-For was read
- * for it. It judges nothing and needs no session.
+ * for it. It also says --public-url (null without it) and how Gatehouse judged the origin it was
+ * asked on (docs/contract/own-origin.md "Doctor"): what any browser learns from an app's account
+ * link anyway. It judges nothing and needs no session.
  */
-export function probeRoutes(proxyTrust: ProxyTrust): Route[] {
+export function probeRoutes(proxyTrust: ProxyTrust, origins: OriginReader): Route[] {
   return [{
     method: 'GET',
     path: '/api/auth/probe',
     access: 'probe',
     body: 'none',
-    handler: (ctx) => sendJson(ctx.res, 200, { ...probeReportOf(ctx.req), ...addressReportOf(ctx, proxyTrust) }),
+    handler: (ctx) => sendJson(ctx.res, 200, {
+      ...probeReportOf(ctx.req),
+      ...addressReportOf(ctx, proxyTrust),
+      publicUrl: origins.homeUrl ?? null,
+      originKind: origins.kindOf(ctx.req),
+    }),
   }];
 }
 

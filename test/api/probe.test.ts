@@ -38,7 +38,7 @@ describe('{base}/api/auth/probe (what an app behind the proxy received)', () => 
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.equal(res.headers['cache-control'], 'no-store');
-    assert.deepEqual(res.json, { probe: 'gatehouse', remoteUser: [], remoteLevel: [], remoteGroups: [], xOriginalUri: [], xForwardedUri: [], jwtCookie: false, truncated: false, clientAddress: '127.0.0.1', forwardedFor: 'absent' });
+    assert.deepEqual(res.json, { probe: 'gatehouse', remoteUser: [], remoteLevel: [], remoteGroups: [], xOriginalUri: [], xForwardedUri: [], jwtCookie: false, truncated: false, clientAddress: '127.0.0.1', forwardedFor: 'absent', publicUrl: null, originKind: 'home' });
   });
 
   it('reports Remote-User, Remote-Level and Remote-Groups as they arrived, also spelled with underscores and repeated', async () => {
@@ -139,6 +139,47 @@ describe('{base}/api/auth/probe behind a trusted proxy', () => {
       const report = reportOf((await server.request({ path: PROBE, headers })).text);
       assert.equal(report.clientAddress, '127.0.0.1', JSON.stringify(headers));
       assert.equal(report.forwardedFor, 'absent', JSON.stringify(headers));
+    }
+  });
+});
+
+// docs/contract/own-origin.md "Doctor": how the doctor learns where Gatehouse's own origin is. Only
+// what any browser learns anyway (an app's account link leads to --public-url).
+describe('{base}/api/auth/probe says where Gatehouse\'s own origin is', () => {
+  it('gives --public-url and how it judged the origin the probe was asked on: home, a Flood client\'s, an app\'s', async () => {
+    const { server } = await startPopulatedServer({
+      GATEHOUSE_PUBLIC_URL: 'https://auth.example.org',
+      GATEHOUSE_FLOOD_URL: 'https://flood.example.org',
+      GATEHOUSE_TRUST_PROXY: '127.0.0.1',
+    });
+    try {
+      for (const [headers, originKind] of [
+        [{}, 'home'],
+        [{ host: 'auth.example.org:443' }, 'home'],
+        [{ host: 'flood.example.org' }, 'flood'],
+        [{ host: 'app.example.org' }, 'app'],
+        [{ host: '127.0.0.1' }, 'app'],
+        [{ host: 'auth.example.org', 'x-forwarded-host': 'app.example.org' }, 'app'],
+      ] as const) {
+        const res = await server.request({ path: PROBE, headers });
+        assert.equal(res.status, 200, res.text);
+        const report = JSON.parse(res.text) as Record<string, unknown>;
+        assert.deepEqual([report['publicUrl'], report['originKind']], ['https://auth.example.org', originKind], JSON.stringify(headers));
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('without --public-url gives null, and every loopback address is Gatehouse\'s own', async () => {
+    const { server } = await startPopulatedServer();
+    try {
+      for (const [host, originKind] of [['127.0.0.1', 'home'], ['localhost:8080', 'home'], ['[::1]', 'home'], ['app.example.org', 'app'], ['app.localhost', 'app']] as const) {
+        const report = JSON.parse((await server.request({ path: PROBE, headers: { host } })).text) as Record<string, unknown>;
+        assert.deepEqual([report['publicUrl'], report['originKind']], [null, originKind], host);
+      }
+    } finally {
+      await server.close();
     }
   });
 });
