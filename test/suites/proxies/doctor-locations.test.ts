@@ -60,7 +60,7 @@ for (const kind of ['nginx', 'caddy'] as const) {
         const [ws = '', png = ''] = behindTheGate(run.stdout);
         assert.match(ws, new RegExp(`^FAIL +behind the gate: http://127\\.0\\.0\\.1:\\d+/ws: a request without a session got 426 Upgrade Required, .* is not behind forward auth; a WebSocket upgrade without a session reached the app too \\(101\\)\\. ${fix}`));
         assert.match(png, new RegExp(`^FAIL +behind the gate: http://127\\.0\\.0\\.1:\\d+/static/logo\\.png: an API request without a session reached the app \\(200\\): .* is not behind forward auth; .*${fix}`));
-        assert.match(run.stdout, /^13 of 15 checks passed; 2 failed\.$/m);
+        assert.match(run.stdout, /^15 of 17 checks passed; 2 failed\.$/m);
       } finally {
         await site.stop();
       }

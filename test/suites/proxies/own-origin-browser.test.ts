@@ -290,16 +290,19 @@ for (const kind of PROXY_KINDS) {
       }
     });
 
-    it('leads the sign-in page\'s account link to Gatehouse\'s own site', async () => {
+    it('leads the sign-in page\'s account link to Gatehouse\'s own site, and sends the app\'s /gatehouse/ there too', async () => {
       const page = await browser.newPage();
       try {
         await page.navigate(`${appOrigin}/login`);
         await page.waitFor(`document.readyState === 'complete' && document.getElementById('account-link') !== null`);
-        const href = await page.evaluate<string>(`document.getElementById('account-link').href`);
-        assert.equal(href, `${appOrigin}/gatehouse/account`);
+        assert.equal(await page.evaluate<string>(`document.getElementById('account-link').href`), `${stack.home.origin}/gatehouse/account`);
         await click(page, 'account-link');
-        const landed = await page.waitForUrl((url) => url.origin === stack.home.origin);
-        assert.ok(page.navigations.includes(`${stack.home.origin}/gatehouse/account`), `went to Gatehouse's own account page: ${page.navigations.join(' -> ')} (at ${landed.href})`);
+        await page.waitForUrl((url) => url.origin === stack.home.origin);
+        assert.ok(page.navigations.includes(`${stack.home.origin}/gatehouse/account`), page.navigations.join(' -> '));
+        // An old link, or one typed, to the account surface on the app's site: the recipe sends it to Gatehouse, which sends it home.
+        await page.navigate(`${appOrigin}/gatehouse/users?from=app`);
+        await page.waitForUrl((url) => url.origin === stack.home.origin);
+        assert.ok(page.navigations.includes(`${stack.home.origin}/gatehouse/users?from=app`), page.navigations.join(' -> '));
       } finally {
         await page.close();
       }
