@@ -42,6 +42,7 @@ const visibleText = (page: Page): Promise<string> => page.evaluate<string>('docu
 describe('the pages in Chromium with passkeys off', () => {
   let gatehouse: ServeProcess;
   let origin = '';
+  let home = '';
   let withPasskey = '';
   let withoutPasskey = '';
 
@@ -64,6 +65,8 @@ describe('the pages in Chromium with passkeys off', () => {
 
     gatehouse = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--cookie-domain', 'gatehouse.test']);
     origin = `http://gatehouse.test:${gatehouse.port}`;
+    // Without --public-url Gatehouse's own origin, where the account page answers, is loopback's.
+    home = `http://localhost:${gatehouse.port}`;
     const signIn = async (username: string, password: string): Promise<string> => {
       const res = await httpCall(gatehouse.port, { method: 'POST', path: '/api/auth/authenticate', body: { username, password } });
       assert.equal(res.status, 200, res.text);
@@ -100,8 +103,8 @@ describe('the pages in Chromium with passkeys off', () => {
   }
 
   it('shows no passkey section on the account page of an account without one', async () => {
-    const page = await openPage(origin, withoutPasskey);
-    await page.navigate(`${origin}/gatehouse/account`);
+    const page = await openPage(home, withoutPasskey);
+    await page.navigate(`${home}/gatehouse/account`);
     await page.waitFor(`!document.getElementById('account').hidden`);
     assert.equal(await page.evaluate(`document.getElementById('passkeys-section').hidden`), true);
     const text = await visibleText(page);
@@ -112,8 +115,8 @@ describe('the pages in Chromium with passkeys off', () => {
   });
 
   it('lists the passkey an account already has, says they are off, and offers none to add', async () => {
-    const page = await openPage(origin, withPasskey);
-    await page.navigate(`${origin}/gatehouse/account`);
+    const page = await openPage(home, withPasskey);
+    await page.navigate(`${home}/gatehouse/account`);
     await page.waitFor(`!document.getElementById('account').hidden`);
     assert.equal(await page.evaluate(`document.getElementById('passkey-add').hidden`), true);
     assert.equal(await page.evaluate(`document.getElementById('passkeys-off').hidden`), false);

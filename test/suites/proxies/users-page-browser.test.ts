@@ -269,17 +269,17 @@ describe('the users page in Chromium', () => {
 });
 
 for (const kind of PROXY_KINDS) {
-  describe(`the users page in Chromium through ${kind} (the shared snippets route /gatehouse/ to Gatehouse)`, () => {
+  describe(`the users page in Chromium through ${kind}, on Gatehouse's own site of the recipe`, () => {
     let stack: Stack;
     let admin: { username: string; password: string };
     before(async () => {
-      stack = await startStack({ proxy: kind, recipe: 'app' });
-      admin = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+      stack = await startStack({ proxy: kind, recipe: 'app', publicUrl: true });
+      admin = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
     });
     after(() => stack?.stop());
 
     it('signs in, lists, adds an account with groups, and the gate lets it into the group app', async () => {
-      const page = await signedInUsersPage(admin.username, admin.password, stack.proxy.origin);
+      const page = await signedInUsersPage(admin.username, admin.password, stack.home.origin);
       await waitForList(page, 1);
       await page.evaluate(`(() => {
         document.getElementById('add-username').value = 'family-member';
