@@ -7,7 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, REPO_ROOT, runCli, startServe, type ServeProcess } from './process.js';
@@ -60,11 +60,34 @@ export function renderRecipe(relativePath: string, replacements: ReadonlyArray<r
   return text;
 }
 
-/** Resolves once 127.0.0.1:port accepts a connection; rejects after the deadline or when the process exits. */
-async function waitForPort(port: number, child: ChildProcess, output: () => string, name: string): Promise<void> {
+/** A proxy that could not listen because another process took its port meanwhile (the machine is shared). */
+export class PortTaken extends Error {}
+
+/** Throws PortTaken unless each port can be listened on now: chosen earlier, it may have been taken since. */
+async function assertPortsFree(ports: readonly number[]): Promise<void> {
+  for (const port of ports) {
+    const isFree = await new Promise<boolean>((resolve) => {
+      const probe = createNetServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (!isFree) throw new PortTaken(`127.0.0.1:${port} was taken by another process after it was chosen`);
+  }
+}
+
+/**
+ * Resolves once 127.0.0.1:port accepts a connection; rejects after the deadline or when the process
+ * exits (with everything it said: `exited` waits for its output to end), PortTaken when it says why.
+ */
+async function waitForPort(port: number, child: ChildProcess, exited: Promise<void>, output: () => string, name: string): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before listening:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await exited;
+      const said = output();
+      const message = `${name} exited (${child.exitCode ?? child.signalCode}) before listening:\n${said}`;
+      throw /address already in use/i.test(said) ? new PortTaken(message) : new Error(message);
+    }
     const isOpen = await new Promise<boolean>((resolve) => {
       const socket = connect({ host: '127.0.0.1', port });
       socket.once('connect', () => {
@@ -125,6 +148,7 @@ export type RenderSite = (port: number, dir: string) => string | Promise<string>
  * paths in a temp dir) around the rendered recipe (upstreams and server blocks).
  */
 export async function startNginx(renderSite: RenderSite, ports: ChosenPorts = {}): Promise<RunningProxy> {
+  await assertPortsFree([...(ports.port === undefined ? [] : [ports.port]), ...(ports.alsoListening ?? [])]);
   const dir = await tempDir('gatehouse-nginx-');
   const port = ports.port ?? await freePort();
   const site = await renderSite(port, dir);
@@ -150,7 +174,7 @@ http {
   const { child, output, exited } = startProcess('nginx', NGINX_PATH, ['-p', dir, '-e', join(dir, 'error.log'), '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
   const fullOutput = (): string => `${output()}${readIfExists(join(dir, 'error.log'))}`;
   try {
-    for (const each of [port, ...(ports.alsoListening ?? [])]) await waitForPort(each, child, fullOutput, 'nginx');
+    for (const each of [port, ...(ports.alsoListening ?? [])]) await waitForPort(each, child, exited, fullOutput, 'nginx');
   } catch (error) {
     await stopProcess(child, exited);
     throw error;
@@ -163,6 +187,7 @@ http {
  * in a temp dir, and `globalOptions` if given) and the rendered recipe.
  */
 export async function startCaddy(renderSite: RenderSite, env: Readonly<Record<string, string>> = {}, globalOptions = '', ports: ChosenPorts = {}): Promise<RunningProxy> {
+  await assertPortsFree([...(ports.port === undefined ? [] : [ports.port]), ...(ports.alsoListening ?? [])]);
   const dir = await tempDir('gatehouse-caddy-');
   const port = ports.port ?? await freePort();
   const site = await renderSite(port, dir);
@@ -183,7 +208,7 @@ ${site}`;
     ...env,
   });
   try {
-    for (const each of [port, ...(ports.alsoListening ?? [])]) await waitForPort(each, child, output, 'caddy');
+    for (const each of [port, ...(ports.alsoListening ?? [])]) await waitForPort(each, child, exited, output, 'caddy');
   } catch (error) {
     await stopProcess(child, exited);
     throw error;
@@ -473,9 +498,26 @@ export interface StackOptions {
 
 /**
  * Starts Gatehouse (loopback, free port, fresh data dir, --trust-proxy 127.0.0.1), the upstream,
- * then the proxy with the recipe: the apps' site on one port, Gatehouse's own on another.
+ * then the proxy with the recipe: the apps' site on one port, Gatehouse's own on another. The
+ * ports are chosen before Gatehouse starts (its flags may name them), so another process may take
+ * one meanwhile: then everything starts again on new ones, at most three times.
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
+  return withFreshPorts(() => startStackOnce(options));
+}
+
+/** Runs `start` again while it fails with PortTaken, at most `attempts` times in all. */
+export async function withFreshPorts<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+async function startStackOnce(options: StackOptions): Promise<Stack> {
   const dataDir = await tempDir('gatehouse-stack-');
   const ports: StackPorts = { site: await freePort(), home: await freePort() };
   const homeHost = `${options.publicUrl === true ? 'localhost' : '127.0.0.1'}:${ports.home}`;

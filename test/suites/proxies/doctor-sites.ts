@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { promisify } from 'node:util';
 import { CLIENT_SETTINGS, freePort, runCli, startServe, tempDir, type ServeProcess } from '../../helpers/process.js';
-import { startCaddy, startNginx, startUpstream, type HomeSite, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
+import { startCaddy, startNginx, startUpstream, withFreshPorts, type HomeSite, type RunningProxy, type Upstream } from '../../helpers/proxies.js';
 import { viaHome } from './through-proxy.js';
 
 export const CHECKS = [
@@ -293,8 +293,15 @@ export interface Site {
   stop(): Promise<void>;
 }
 
-/** Starts Gatehouse, the echo app (and the WebSocket server, the TLS front), then the proxy, and makes a plain user. */
+/**
+ * Starts Gatehouse, the echo app (and the WebSocket server, the TLS front), then the proxy, and makes
+ * a plain user; again on new ports when another process took one meanwhile.
+ */
 export async function startSite(kind: ProxyName, options: SiteOptions = {}): Promise<Site> {
+  return withFreshPorts(() => startSiteOnce(kind, options));
+}
+
+async function startSiteOnce(kind: ProxyName, options: SiteOptions): Promise<Site> {
   const dataDir = await tempDir('gatehouse-doctor-');
   const trust = options.trustProxy === undefined ? '127.0.0.1' : options.trustProxy;
   const ports = { site: await freePort(), home: await freePort() };
