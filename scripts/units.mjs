@@ -61,6 +61,11 @@ export const UNITS = Object.freeze([
     offUnless: '--revoke-on-logout',
   },
   {
+    name: 'JOSE',
+    holds: 'the compact form every token is read and written in, for session tokens and id_tokens alike: segments, JSON segments, the header\'s alg, crit and typ, exp and iat, and the typed refusals',
+    paths: ['src/auth/jose.ts'],
+  },
+  {
     name: 'hashing pool',
     holds: 'the scrypt worker threads and the fair queue in front of them',
     paths: ['src/auth/password-hasher.ts', 'src/auth/work-limiter.ts'],

@@ -70,11 +70,11 @@ export class ClientAborted extends refusal('CLIENT_ABORTED', 400,
 
 /** Every token failure and every missing credential: one status, one body. */
 export class AuthRequired extends refusal('AUTH_REQUIRED', 401, 'Authentication is required.') {}
-/** Thrown by TokenCodec.verify; `reason` is for tests and debug logs only (routes answer AuthRequired). */
+/** Thrown by TokenCodec.verify; `reason`, also its `cause`, is for tests and debug logs only (routes answer AuthRequired). */
 export class TokenInvalid extends refusal<string>('AUTH_TOKEN_INVALID', 401, (reason) => `Token refused: ${reason}.`) {
   readonly reason: string;
   constructor(reason: string) {
-    super(reason);
+    super(reason, { cause: reason });
     this.reason = reason;
   }
 }

@@ -1,7 +1,10 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { TokenInvalid } from '../errors.js';
-import { isPlainObject } from '../validate/check.js';
 import { readAmr, type Amr } from './amr.js';
+import {
+  decodeJsonSegment, encodeJsonSegment, headerRefusal, joinCompact, splitCompact, timeRefusal, type CompactRefusal,
+  type JsonObject, type TimeRefusal,
+} from './jose.js';
 
 export interface SessionClaims {
   readonly username: string;
@@ -15,9 +18,14 @@ export interface SessionClaims {
   readonly ses?: string;
 }
 
+/** Why the claims of a correctly signed token are not a session's: the claim named is missing or malformed. */
+export type SessionClaimRefusal = 'username' | 'sid' | 'ses' | 'amr';
+/** Why a session token is refused; session.ts turns every one into the same 401. */
+export type SessionTokenRefusal = CompactRefusal | TimeRefusal | SessionClaimRefusal;
+
 export type TokenInspection =
   | { readonly ok: true; readonly claims: SessionClaims }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly reason: SessionTokenRefusal };
 
 export type TokenCodec = ReturnType<typeof createTokenCodec>;
 
@@ -31,11 +39,10 @@ export const BASE64URL = /^[A-Za-z0-9_-]+$/;
 export const MIN_SECRET_BYTES = 32;
 // An HMAC-SHA256 is 32 bytes: 43 base64url characters without padding.
 const SIGNATURE_LENGTH = 43;
-const OUR_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+const ALLOWED_ALGS: readonly string[] = ['HS256'];
+const OUR_HEADER = encodeJsonSegment({ alg: 'HS256', typ: 'JWT' });
 
-// Refusals are plain values, not exceptions: the 401 path is the cheapest request an outsider
-// can send, so it must not pay for building error objects and stack traces.
-const refuse = (reason: string): TokenInspection => ({ ok: false, reason });
+const refuse = (reason: SessionTokenRefusal): TokenInspection => ({ ok: false, reason });
 
 // Checked claims of tokens whose MAC has just passed, so a session's repeat requests skip the
 // base64, JSON and shape work; the MAC, exp and iat checks still run each time.
@@ -52,45 +59,43 @@ export function createTokenCodec(secret: Buffer) {
   // Keyed by the signature, read only after the MAC matched: equal keys mean equal payloads.
   const accepted = new Map<string, Extract<TokenInspection, { ok: true }>>();
 
-  /** The claims of a token this secret signed and that is live at `nowSeconds`, or why not. Never throws. */
+  /**
+   * The claims of a token this secret signed and that is live at `nowSeconds`, or why not. Never
+   * throws. The steps in order: length and three segments, the header's alg exactly HS256, the MAC
+   * over the received bytes in constant time, then the payload, then exp and iat against the clock.
+   */
   const inspect = (token: string, nowSeconds: number): TokenInspection => {
-    // RFC 7515 section 7.1 (compact form): exactly three base64url segments.
-    if (token.length > MAX_TOKEN_LENGTH) return refuse('too long');
-    const firstDot = token.indexOf('.');
-    const secondDot = token.indexOf('.', firstDot + 1);
-    if (firstDot < 0 || secondDot < 0 || token.indexOf('.', secondDot + 1) !== -1) return refuse('segments');
-    const headerSegment = token.slice(0, firstDot);
-    const payloadSegment = token.slice(firstDot + 1, secondDot);
-    const signatureSegment = token.slice(secondDot + 1);
+    const segments = splitCompact(token, MAX_TOKEN_LENGTH);
+    if (typeof segments === 'string') return refuse(segments);
 
-    // RFC 8725 section 3.1: the algorithm is ours to choose, never the token's.
-    if (headerSegment !== OUR_HEADER) {
-      const header = decodeJsonSegment(headerSegment, 'header');
-      if (typeof header === 'string') return refuse(header);
-      const problem = headerProblem(header);
+    // Our own spelling of the header skips the decoding; any other is read and checked.
+    if (segments.header !== OUR_HEADER) {
+      const header = decodeJsonSegment(segments.header);
+      if (header === undefined) return refuse('header');
+      const problem = headerRefusal(header, ALLOWED_ALGS);
       if (problem !== undefined) return refuse(problem);
     }
 
     // Comparing canonical base64url encodings also refuses other spellings of the same bytes; the
     // received one must be base64url first: as latin1, U+0141 would equal "A" (0x41), giving a
     // revoked token (remembered by its spelling) a way back in.
-    if (signatureSegment.length !== SIGNATURE_LENGTH || !BASE64URL.test(signatureSegment)) return refuse('signature');
-    expected.write(mac(token.slice(0, secondDot)), 'latin1');
-    received.write(signatureSegment, 'latin1');
+    const { signature } = segments;
+    if (signature.length !== SIGNATURE_LENGTH || !BASE64URL.test(signature)) return refuse('signature');
+    expected.write(mac(segments.signingInput), 'latin1');
+    received.write(signature, 'latin1');
     if (!timingSafeEqual(received, expected)) return refuse('signature');
 
-    const known = accepted.get(signatureSegment);
+    const known = accepted.get(signature);
     if (known !== undefined) {
-      if (nowSeconds >= known.claims.exp) return refuse('expired');
-      if (known.claims.iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
-      return known;
+      const late = timeRefusal(known.claims.exp, known.claims.iat, nowSeconds, IAT_SKEW_SECONDS);
+      return late === undefined ? known : refuse(late);
     }
-    const payload = decodeJsonSegment(payloadSegment, 'payload');
-    if (typeof payload === 'string') return refuse(payload);
+    const payload = decodeJsonSegment(segments.payload);
+    if (payload === undefined) return refuse('payload');
     const result = checkClaims(payload, nowSeconds);
     if (result.ok) {
       if (accepted.size >= MAX_CACHED_CLAIMS) accepted.clear();
-      accepted.set(signatureSegment, result);
+      accepted.set(signature, result);
     }
     return result;
   };
@@ -98,12 +103,10 @@ export function createTokenCodec(secret: Buffer) {
   return {
     /** Signs `claims` (plus any extra claims) as an HS256 JWS compact token. */
     sign(claims: SessionClaims & Readonly<Record<string, unknown>>): string {
-      const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-      const signingInput = `${OUR_HEADER}.${payload}`;
-      return `${signingInput}.${mac(signingInput)}`;
+      return joinCompact(OUR_HEADER, claims, mac);
     },
     inspect,
-    /** Like inspect, but throws TokenInvalid (with `reason`) for a refused token. */
+    /** Like inspect, but throws TokenInvalid (its `reason` and `cause` the refusal) for a refused token. */
     verify(token: string, nowSeconds: number): SessionClaims {
       const result = inspect(token, nowSeconds);
       if (!result.ok) throw new TokenInvalid(result.reason);
@@ -113,15 +116,13 @@ export function createTokenCodec(secret: Buffer) {
 }
 
 /** The session claims of a decoded payload live at `nowSeconds`, or why not; a success is frozen, for reuse. */
-function checkClaims(payload: Readonly<Record<string, unknown>>, nowSeconds: number): TokenInspection {
-  const exp = payload['exp'];
-  const iat = payload['iat'];
+function checkClaims(payload: JsonObject, nowSeconds: number): TokenInspection {
+  const late = timeRefusal(payload['exp'], payload['iat'], nowSeconds, IAT_SKEW_SECONDS);
+  if (late !== undefined) return refuse(late);
+  // timeRefusal passed both as finite numbers.
+  const iat = payload['iat'] as number;
+  const exp = payload['exp'] as number;
   const username = payload['username'];
-  // RFC 7519 section 4.1.4: not accepted on or after exp.
-  if (typeof exp !== 'number' || !Number.isFinite(exp)) return refuse('exp missing');
-  if (nowSeconds >= exp) return refuse('expired');
-  if (typeof iat !== 'number' || !Number.isFinite(iat)) return refuse('iat missing');
-  if (iat > nowSeconds + IAT_SKEW_SECONDS) return refuse('iat in the future');
   if (typeof username !== 'string') return refuse('username');
   const sid = payload['sid'];
   if (sid === undefined) return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp }) });
@@ -135,26 +136,4 @@ function checkClaims(payload: Readonly<Record<string, unknown>>, nowSeconds: num
   const amr = readAmr(payload['amr']);
   if (amr === undefined) return refuse('amr');
   return Object.freeze({ ok: true, claims: Object.freeze({ username, iat, exp, sid, amr, ...withSession }) });
-}
-
-function headerProblem(header: Record<string, unknown>): string | undefined {
-  if (header['alg'] !== 'HS256') return 'alg';
-  // RFC 7515 section 4.1.11: we understand no extensions, so any `crit` is refused.
-  if (Object.hasOwn(header, 'crit')) return 'crit';
-  if (Object.hasOwn(header, 'typ') && header['typ'] !== 'JWT') return 'typ';
-  return undefined;
-}
-
-/** The segment's JSON object, or the reason it is not one. */
-function decodeJsonSegment(segment: string, part: string): Record<string, unknown> | string {
-  if (!BASE64URL.test(segment)) return `${part} encoding`;
-  const bytes = Buffer.from(segment, 'base64url');
-  if (bytes.toString('base64url') !== segment) return `${part} encoding`;
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return `${part} json`;
-  }
-  return isPlainObject(value) ? value : `${part} not an object`;
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { createTokenCodec, IAT_SKEW_SECONDS, MAX_TOKEN_LENGTH } from '../../src/auth/jwt.js';
+import { createTokenCodec, IAT_SKEW_SECONDS, MAX_TOKEN_LENGTH, type SessionTokenRefusal } from '../../src/auth/jwt.js';
 import { TokenInvalid } from '../../src/errors.js';
 
 const SECRET = Buffer.from('unit-test-secret-of-at-least-32-bytes-long!');
@@ -25,18 +25,27 @@ function replaceLast(segment: string, replacement: string): string {
   return segment.slice(0, -1) + replacement;
 }
 
+/** base64url of `before`, the byte 0xff (never in UTF-8), then `after`. */
+function notUtf8(before: string, after: string): string {
+  return Buffer.concat([Buffer.from(before), Buffer.from([0xff]), Buffer.from(after)]).toString('base64url');
+}
+
 /** A different base64url character that keeps the segment's length. */
 function otherChar(c: string): string {
   return c === 'A' ? 'B' : 'A';
 }
 
-function assertRefused(token: string, reason: string, now = NOW, verifier = codec): void {
+function assertRefused(token: string, reason: SessionTokenRefusal, now = NOW, verifier = codec): void {
+  const inspected = verifier.inspect(token, now);
+  assert.deepEqual(inspected, { ok: false, reason });
   assert.throws(
     () => verifier.verify(token, now),
     (error: unknown) => {
       assert.ok(error instanceof TokenInvalid, `expected TokenInvalid, got ${String(error)}`);
       assert.equal(error.code, 'AUTH_TOKEN_INVALID');
+      assert.equal(error.status, 401);
       assert.equal(error.reason, reason);
+      assert.equal(error.cause, reason);
       return true;
     },
   );
@@ -127,7 +136,7 @@ describe('createTokenCodec', () => {
     const middle = Math.floor(goodSignature.length / 2);
     const tamperedSignature = goodSignature.slice(0, middle) + otherChar(goodSignature.charAt(middle)) + goodSignature.slice(middle + 1);
 
-    const cases: ReadonlyArray<{ name: string; token: string; reason: string }> = [
+    const cases: ReadonlyArray<{ name: string; token: string; reason: SessionTokenRefusal }> = [
       { name: 'alg none with an empty signature', token: `${json({ alg: 'none', typ: 'JWT' })}.${goodPayload}.`, reason: 'alg' },
       { name: 'alg none with a valid-looking signature', token: signRaw(json({ alg: 'none' }), goodPayload), reason: 'alg' },
       { name: 'alg HS512', token: signRaw(json({ alg: 'HS512', typ: 'JWT' }), goodPayload), reason: 'alg' },
@@ -142,24 +151,28 @@ describe('createTokenCodec', () => {
       { name: 'four segments', token: `${good}.${goodSignature}`, reason: 'segments' },
       { name: 'a trailing dot (four segments, the last empty)', token: `${good}.`, reason: 'segments' },
       { name: 'the empty string', token: '', reason: 'segments' },
-      { name: 'an empty header segment', token: `.${goodPayload}.${goodSignature}`, reason: 'header encoding' },
-      { name: 'an empty payload segment, correctly MACed', token: signRaw(goodHeader, ''), reason: 'payload encoding' },
+      { name: 'an empty header segment', token: `.${goodPayload}.${goodSignature}`, reason: 'header' },
+      { name: 'an empty payload segment, correctly MACed', token: signRaw(goodHeader, ''), reason: 'payload' },
       { name: 'an empty signature segment', token: `${goodHeader}.${goodPayload}.`, reason: 'signature' },
-      { name: 'a header with a "+" (base64, not base64url)', token: signRaw(`${goodHeader.slice(0, -1)}+`, goodPayload), reason: 'header encoding' },
-      { name: 'a header with "=" padding', token: signRaw(`${b64('{"alg":"HS256"}x')}=`, goodPayload), reason: 'header encoding' },
-      { name: 'a payload with a "/" character, correctly MACed', token: signRaw(goodHeader, `${goodPayload.slice(0, -1)}/`), reason: 'payload encoding' },
-      { name: 'a payload with a space, correctly MACed', token: signRaw(goodHeader, `${goodPayload} `), reason: 'payload encoding' },
-      { name: 'a payload with "=" padding, correctly MACed', token: signRaw(goodHeader, `${oddPayload}==`), reason: 'payload encoding' },
+      { name: 'a header with a "+" (base64, not base64url)', token: signRaw(`${goodHeader.slice(0, -1)}+`, goodPayload), reason: 'header' },
+      { name: 'a header with "=" padding', token: signRaw(`${b64('{"alg":"HS256"}x')}=`, goodPayload), reason: 'header' },
+      { name: 'a payload with a "/" character, correctly MACed', token: signRaw(goodHeader, `${goodPayload.slice(0, -1)}/`), reason: 'payload' },
+      { name: 'a payload with a space, correctly MACed', token: signRaw(goodHeader, `${goodPayload} `), reason: 'payload' },
+      { name: 'a payload with "=" padding, correctly MACed', token: signRaw(goodHeader, `${oddPayload}==`), reason: 'payload' },
       { name: 'a signature with a "+" character', token: `${goodHeader}.${goodPayload}.${goodSignature.slice(0, -1)}+`, reason: 'signature' },
-      { name: 'a header with trailing bits changed (non-canonical base64url)', token: signRaw(nonCanonicalHeader, goodPayload), reason: 'header encoding' },
-      { name: 'a payload with trailing bits changed, correctly MACed', token: signRaw(goodHeader, nonCanonicalPayload), reason: 'payload encoding' },
+      { name: 'a header with trailing bits changed (non-canonical base64url)', token: signRaw(nonCanonicalHeader, goodPayload), reason: 'header' },
+      { name: 'a payload with trailing bits changed, correctly MACed', token: signRaw(goodHeader, nonCanonicalPayload), reason: 'payload' },
       { name: 'a signature with trailing bits changed', token: `${goodHeader}.${goodPayload}.${nonCanonicalSignature}`, reason: 'signature' },
-      { name: 'a header that is not JSON', token: signRaw(b64('{alg:HS256}'), goodPayload), reason: 'header json' },
-      { name: 'a header that is a JSON array', token: signRaw(json(['HS256']), goodPayload), reason: 'header not an object' },
-      { name: 'a header that is a JSON string', token: signRaw(json('HS256'), goodPayload), reason: 'header not an object' },
-      { name: 'a header that is JSON null', token: signRaw(json(null), goodPayload), reason: 'header not an object' },
-      { name: 'a payload that is not JSON, correctly MACed', token: signRaw(goodHeader, b64('username=alice')), reason: 'payload json' },
-      { name: 'a payload that is a JSON array, correctly MACed', token: signRaw(goodHeader, json([liveClaims])), reason: 'payload not an object' },
+      { name: 'a header that is not JSON', token: signRaw(b64('{alg:HS256}'), goodPayload), reason: 'header' },
+      { name: 'a header that is a JSON array', token: signRaw(json(['HS256']), goodPayload), reason: 'header' },
+      { name: 'a header that is a JSON string', token: signRaw(json('HS256'), goodPayload), reason: 'header' },
+      { name: 'a header that is JSON null', token: signRaw(json(null), goodPayload), reason: 'header' },
+      { name: 'a payload that is not JSON, correctly MACed', token: signRaw(goodHeader, b64('username=alice')), reason: 'payload' },
+      { name: 'a payload that is a JSON array, correctly MACed', token: signRaw(goodHeader, json([liveClaims])), reason: 'payload' },
+      // RFC 7515 section 5.2: the segments are UTF-8; read leniently, a byte that is not would
+      // become U+FFFD, and two different payloads (two usernames) would read as one.
+      { name: 'a header holding a byte that is not UTF-8, correctly MACed', token: signRaw(notUtf8('{"alg":"HS256","x":"', '"}'), goodPayload), reason: 'header' },
+      { name: 'a payload holding a byte that is not UTF-8, correctly MACed', token: signRaw(goodHeader, notUtf8('{"username":"al', `ice","iat":${NOW - 10},"exp":${NOW + 3600}}`)), reason: 'payload' },
       { name: 'a tampered payload', token: `${goodHeader}.${tamperedPayload}.${goodSignature}`, reason: 'signature' },
       { name: 'a tampered signature', token: `${goodHeader}.${goodPayload}.${tamperedSignature}`, reason: 'signature' },
       { name: 'a truncated signature', token: good.slice(0, -1), reason: 'signature' },
@@ -170,8 +183,8 @@ describe('createTokenCodec', () => {
       { name: 'a signature with an extra character', token: `${good}A`, reason: 'signature' },
       { name: 'a token signed with another secret', token: createTokenCodec(OTHER_SECRET).sign(liveClaims), reason: 'signature' },
       { name: 'the signature of another token', token: `${goodHeader}.${goodPayload}.${codec.sign({ ...liveClaims, username: 'bob' }).split('.')[2] ?? ''}`, reason: 'signature' },
-      { name: 'a token longer than MAX_TOKEN_LENGTH', token: codec.sign({ ...liveClaims, pad: 'x'.repeat(MAX_TOKEN_LENGTH) }), reason: 'too long' },
-      { name: 'a huge garbage string', token: 'a'.repeat(MAX_TOKEN_LENGTH + 1), reason: 'too long' },
+      { name: 'a token longer than MAX_TOKEN_LENGTH', token: codec.sign({ ...liveClaims, pad: 'x'.repeat(MAX_TOKEN_LENGTH) }), reason: 'too-long' },
+      { name: 'a huge garbage string', token: 'a'.repeat(MAX_TOKEN_LENGTH + 1), reason: 'too-long' },
     ];
 
     for (const { name, token, reason } of cases) {
@@ -186,23 +199,26 @@ describe('createTokenCodec', () => {
   });
 
   describe('checks the claims after the signature', () => {
-    const claimCases: ReadonlyArray<{ name: string; claims: Record<string, unknown>; reason: string; now?: number }> = [
+    const claimCases: ReadonlyArray<{ name: string; claims: Record<string, unknown>; reason: SessionTokenRefusal; now?: number }> = [
       { name: 'exp equal to now', claims: { username: 'alice', iat: NOW - 10, exp: NOW }, reason: 'expired' },
       { name: 'exp before now', claims: { username: 'alice', iat: NOW - 10, exp: NOW - 1 }, reason: 'expired' },
       { name: 'exp long ago', claims: { username: 'alice', iat: 0, exp: 1 }, reason: 'expired' },
-      { name: 'a missing exp', claims: { username: 'alice', iat: NOW - 10 }, reason: 'exp missing' },
-      { name: 'an exp given as a string', claims: { username: 'alice', iat: NOW - 10, exp: String(NOW + 3600) }, reason: 'exp missing' },
-      { name: 'an exp of null', claims: { username: 'alice', iat: NOW - 10, exp: null }, reason: 'exp missing' },
-      { name: 'an exp of true', claims: { username: 'alice', iat: NOW - 10, exp: true }, reason: 'exp missing' },
-      { name: 'a missing iat', claims: { username: 'alice', exp: NOW + 3600 }, reason: 'iat missing' },
-      { name: 'an iat given as a string', claims: { username: 'alice', iat: String(NOW), exp: NOW + 3600 }, reason: 'iat missing' },
-      { name: 'an iat beyond the allowed skew', claims: { username: 'alice', iat: NOW + IAT_SKEW_SECONDS + 1, exp: NOW + 3600 }, reason: 'iat in the future' },
-      { name: 'an iat far in the future', claims: { username: 'alice', iat: NOW + 86_400, exp: NOW + 90_000 }, reason: 'iat in the future' },
+      { name: 'a missing exp', claims: { username: 'alice', iat: NOW - 10 }, reason: 'exp' },
+      { name: 'an exp given as a string', claims: { username: 'alice', iat: NOW - 10, exp: String(NOW + 3600) }, reason: 'exp' },
+      { name: 'an exp of null', claims: { username: 'alice', iat: NOW - 10, exp: null }, reason: 'exp' },
+      { name: 'an exp of true', claims: { username: 'alice', iat: NOW - 10, exp: true }, reason: 'exp' },
+      { name: 'a missing iat', claims: { username: 'alice', exp: NOW + 3600 }, reason: 'iat' },
+      { name: 'an iat given as a string', claims: { username: 'alice', iat: String(NOW), exp: NOW + 3600 }, reason: 'iat' },
+      { name: 'an iat beyond the allowed skew', claims: { username: 'alice', iat: NOW + IAT_SKEW_SECONDS + 1, exp: NOW + 3600 }, reason: 'not-yet-valid' },
+      { name: 'an iat far in the future', claims: { username: 'alice', iat: NOW + 86_400, exp: NOW + 90_000 }, reason: 'not-yet-valid' },
       { name: 'a numeric username', claims: { username: 42, iat: NOW - 10, exp: NOW + 3600 }, reason: 'username' },
       { name: 'a null username', claims: { username: null, iat: NOW - 10, exp: NOW + 3600 }, reason: 'username' },
       { name: 'an array username', claims: { username: ['alice'], iat: NOW - 10, exp: NOW + 3600 }, reason: 'username' },
       { name: 'a missing username', claims: { iat: NOW - 10, exp: NOW + 3600 }, reason: 'username' },
       { name: 'a username only under another name', claims: { sub: 'alice', iat: NOW - 10, exp: NOW + 3600 }, reason: 'username' },
+      { name: 'a session key (sid) that is not a string', claims: { ...liveClaims, sid: 7 }, reason: 'sid' },
+      { name: 'a session id (ses) that is not a string', claims: { ...liveClaims, sid: 'k', ses: ['s'] }, reason: 'ses' },
+      { name: 'an amr that is not a list of known values', claims: { ...liveClaims, sid: 'k', amr: ['sms'] }, reason: 'amr' },
     ];
 
     for (const { name, claims, reason } of claimCases) {
@@ -253,7 +269,7 @@ describe('createTokenCodec', () => {
     const rfcCodec = createTokenCodec(rfcKey);
 
     it('passes the MAC check and is then refused only because it has no iat', () => {
-      assertRefused(rfcToken, 'iat missing', beforeExp, rfcCodec);
+      assertRefused(rfcToken, 'iat', beforeExp, rfcCodec);
     });
 
     it('is refused as expired once the clock reaches its exp', () => {
