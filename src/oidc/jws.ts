@@ -1,12 +1,15 @@
 import { sign, verify, type KeyObject } from 'node:crypto';
-import { decodeBase64url, isPlainObject } from '../validate/check.js';
-import { decodeUtf8Strict } from '../validate/utf8.js';
+import {
+  decodeJsonSegment, encodeJsonSegment, headerRefusal, joinCompact, splitCompact, type CompactRefusal, type JsonObject,
+} from '../auth/jose.js';
+import { decodeBase64url } from '../validate/check.js';
 import type { SigningAlg, SigningKey, VerifyingKey } from './jwk.js';
 
-// JWS compact serialization (RFC 7515 section 7.1) with RS256 and ES256 (RFC 7518 sections 3.3,
-// 3.4), over node:crypto. The algorithm is the key's: a token only names the key (`kid`), and its
-// header's `alg` must be exactly that key's algorithm (RFC 8725 section 3.1), so `none`, HS256 with
-// a public key as the secret, and every other algorithm are refused before any signature is checked.
+// JWS compact serialization (RFC 7515 section 7.1, read and written by auth/jose.ts) with RS256 and
+// ES256 (RFC 7518 sections 3.3, 3.4), over node:crypto. The algorithm is the key's: a token only
+// names the key (`kid`), and its header's `alg` must be exactly that key's algorithm (RFC 8725
+// section 3.1), so `none`, HS256 with a public key as the secret, and every other algorithm are
+// refused before any signature is checked.
 
 /** Far above any id_token we sign; bounds the work a hostile `id_token_hint` can cause. */
 export const MAX_JWS_LENGTH = 8192;
@@ -15,11 +18,14 @@ export const MAX_JWS_LENGTH = 8192;
 // not the DER sequence node:crypto makes by default.
 const ES256_SIGNATURE_BYTES = 64;
 
-export type JwsInspection =
-  | { readonly ok: true; readonly payload: Readonly<Record<string, unknown>>; readonly key: VerifyingKey }
-  | { readonly ok: false; readonly reason: string };
+/** Why an id_token (or a hint naming one) is refused. */
+export type JwsRefusal = CompactRefusal | 'kid' | 'unknown-key';
 
-const refuse = (reason: string): JwsInspection => ({ ok: false, reason });
+export type JwsInspection =
+  | { readonly ok: true; readonly payload: JsonObject; readonly key: VerifyingKey }
+  | { readonly ok: false; readonly reason: JwsRefusal };
+
+const refuse = (reason: JwsRefusal): JwsInspection => ({ ok: false, reason });
 
 /** The options node:crypto's sign and verify take for `alg` with `key`. */
 function cryptoKeyOf(alg: SigningAlg, key: KeyObject): KeyObject | { key: KeyObject; dsaEncoding: 'ieee-p1363' } {
@@ -27,12 +33,10 @@ function cryptoKeyOf(alg: SigningAlg, key: KeyObject): KeyObject | { key: KeyObj
 }
 
 /** Signs `claims` as a JWT (RFC 7519) with `key`: header `{alg, typ: "JWT", kid}`. */
-export function signJwt(key: SigningKey, claims: Readonly<Record<string, unknown>>): string {
-  const header = Buffer.from(JSON.stringify({ alg: key.alg, typ: 'JWT', kid: key.kid })).toString('base64url');
-  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-  const signingInput = `${header}.${payload}`;
-  const signature = sign('sha256', Buffer.from(signingInput), cryptoKeyOf(key.alg, key.privateKey));
-  return `${signingInput}.${signature.toString('base64url')}`;
+export function signJwt(key: SigningKey, claims: JsonObject): string {
+  const header = encodeJsonSegment({ alg: key.alg, typ: 'JWT', kid: key.kid });
+  const privateKey = cryptoKeyOf(key.alg, key.privateKey);
+  return joinCompact(header, claims, (signingInput) => sign('sha256', Buffer.from(signingInput), privateKey).toString('base64url'));
 }
 
 /**
@@ -42,24 +46,21 @@ export function signJwt(key: SigningKey, claims: Readonly<Record<string, unknown
  * (exp, aud, iss) are the caller's to check.
  */
 export function inspectJws(token: string, findKey: (kid: string | undefined) => VerifyingKey | undefined): JwsInspection {
-  if (token.length > MAX_JWS_LENGTH) return refuse('too long');
-  const firstDot = token.indexOf('.');
-  const secondDot = token.indexOf('.', firstDot + 1);
-  if (firstDot < 0 || secondDot < 0 || token.indexOf('.', secondDot + 1) !== -1) return refuse('segments');
+  const segments = splitCompact(token, MAX_JWS_LENGTH);
+  if (typeof segments === 'string') return refuse(segments);
 
-  const header = decodeJsonSegment(token.slice(0, firstDot));
+  const header = decodeJsonSegment(segments.header);
   if (header === undefined) return refuse('header');
   const kid = header['kid'];
   if (kid !== undefined && typeof kid !== 'string') return refuse('kid');
   const key = findKey(kid);
-  if (key === undefined) return refuse('unknown key');
-  if (header['alg'] !== key.alg) return refuse('alg');
-  if (Object.hasOwn(header, 'crit')) return refuse('crit');
-  if (Object.hasOwn(header, 'typ') && header['typ'] !== 'JWT') return refuse('typ');
+  if (key === undefined) return refuse('unknown-key');
+  const problem = headerRefusal(header, [key.alg]);
+  if (problem !== undefined) return refuse(problem);
 
-  const signature = decodeBase64url(token.slice(secondDot + 1));
+  const signature = decodeBase64url(segments.signature);
   if (signature === undefined || signature.length !== signatureBytesOf(key)) return refuse('signature');
-  const signingInput = Buffer.from(token.slice(0, secondDot), 'latin1');
+  const signingInput = Buffer.from(segments.signingInput, 'latin1');
   let isValid: boolean;
   try {
     isValid = verify('sha256', signingInput, cryptoKeyOf(key.alg, key.publicKey), signature);
@@ -68,7 +69,7 @@ export function inspectJws(token: string, findKey: (kid: string | undefined) => 
   }
   if (!isValid) return refuse('signature');
 
-  const payload = decodeJsonSegment(token.slice(firstDot + 1, secondDot));
+  const payload = decodeJsonSegment(segments.payload);
   if (payload === undefined) return refuse('payload');
   return { ok: true, payload, key };
 }
@@ -77,19 +78,4 @@ export function inspectJws(token: string, findKey: (kid: string | undefined) => 
 function signatureBytesOf(key: VerifyingKey): number {
   if (key.alg === 'ES256') return ES256_SIGNATURE_BYTES;
   return Math.ceil((key.publicKey.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
-}
-
-/** A segment's JSON object, when it is canonical base64url of UTF-8 JSON text holding an object. */
-function decodeJsonSegment(segment: string): Record<string, unknown> | undefined {
-  if (segment === '') return undefined;
-  const bytes = decodeBase64url(segment);
-  const text = bytes === undefined ? undefined : decodeUtf8Strict(bytes);
-  if (text === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return isPlainObject(value) ? value : undefined;
 }
