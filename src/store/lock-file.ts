@@ -1,12 +1,12 @@
 // The lock file itself (src/store/lock.ts holds the lease): its format, how it is read, how a new
-// lease is put in place whole, and how a stale one is taken over without removing a live one.
+// lease is put in place whole, and how a stale one is taken over without removing a live one. It
+// knows nothing of holders: lock-holder.ts judges and describes the one a file names.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isPlainObject } from '../validate/check.js';
 import { isErrorCode, unlessMissing } from './atomic-file.js';
-import type { HolderIdentity } from './lock-holder.js';
 
 export const LOCK_FILE = 'gatehouse.lock';
 export const LOCK_FORMAT = 2;
@@ -139,25 +139,4 @@ function parseLock(text: string): Pick<SeenLock, 'record' | 'legacyPid'> {
   if (isRecord) return { record: value as unknown as LockRecord, legacyPid: undefined };
   const pid = value['pid'];
   return { record: undefined, legacyPid: isPid(pid) && Object.keys(value).length === 1 ? pid : undefined };
-}
-
-/** "Gatehouse (serve) on host h, pid 1 in another PID namespace, lease last renewed ... (3 s ago)". */
-export function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: number): string {
-  const { record } = seen;
-  if (record === undefined) {
-    return seen.legacyPid === undefined
-      ? 'an unreadable lock file'
-      : `an older Gatehouse's lock (format 1, naming only pid ${seen.legacyPid})`;
-  }
-  const renewed = Date.parse(record.renewedAt);
-  const ago = Number.isFinite(renewed)
-    ? ` (${Math.max(0, Math.round((nowMs - renewed) / 1000))} s ago by this host's clock)`
-    : '';
-  const where =
-    ours === undefined || record.bootId !== ours.bootId
-      ? ''
-      : record.pidNamespace === ours.pidNamespace
-        ? ' in this PID namespace'
-        : ' in another PID namespace on this machine (another container)';
-  return `Gatehouse (${record.purpose}) on host ${JSON.stringify(record.host)}, pid ${record.pid}${where}, started ${record.startedAt}, lease last renewed ${record.renewedAt}${ago}`;
 }

@@ -1,12 +1,12 @@
 // Whether the holder a lock file names is still there (src/store/lock.ts holds the lease): who
-// this process is, how a lease found in the directory is judged, and how an unsure one is watched.
+// this process is, how a lease found in the directory is judged, described and, when unsure,
+// watched. The lease's timing comes in as numbers: lock.ts owns it and imports this file.
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isErrorCode } from './atomic-file.js';
 import { readLockFile, type SeenLock } from './lock-file.js';
-import type { LeaseTiming } from './lock.js';
 
 /** Where a process runs: enough to tell a container's pid 1 from another's, and a dead pid from a live one. */
 export interface HolderIdentity {
@@ -20,9 +20,9 @@ export interface HolderIdentity {
 
 export type Verdict = 'stale' | 'live' | 'unsure';
 
-/** `isHeldHere`: the lease is one this process holds, so never stale to us. */
+/** `isHeldHere`: the lease is one this process holds, so never stale to us. `expiryMs`: the lease's. */
 export function judge(
-  seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefined, timing: LeaseTiming, isHeldHere: (nonce: string) => boolean,
+  seen: SeenLock, ours: HolderIdentity, bootNowMs: number | undefined, expiryMs: number, isHeldHere: (nonce: string) => boolean,
 ): Verdict {
   const { record } = seen;
   if (record === undefined) {
@@ -36,7 +36,7 @@ export function judge(
     ) {
       return 'live';
     }
-    return Date.now() - seen.mtimeMs > timing.expiryMs ? 'stale' : 'unsure';
+    return Date.now() - seen.mtimeMs > expiryMs ? 'stale' : 'unsure';
   }
   if (isHeldHere(record.nonce)) return 'live';
   if (ours.bootId === undefined || record.bootId !== ours.bootId) return 'unsure';
@@ -51,7 +51,7 @@ export function judge(
   // The same kernel: the boot clock (CLOCK_BOOTTIME) is shared and never stepped, unlike the wall
   // clock, so the lease's age can be read from it. A lease without it is only watched.
   const renewedBootMs = record.renewedBootMs;
-  if (typeof renewedBootMs === 'number' && bootNowMs !== undefined && bootNowMs - renewedBootMs > timing.expiryMs) {
+  if (typeof renewedBootMs === 'number' && bootNowMs !== undefined && bootNowMs - renewedBootMs > expiryMs) {
     return 'stale';
   }
   return 'unsure';
@@ -62,7 +62,8 @@ export function judge(
  * released or replaced, 'stale' once it has not changed for an expiry.
  */
 export async function watch(
-  path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict, timing: LeaseTiming, signal?: AbortSignal,
+  path: string, seen: SeenLock, judgeNow: (next: SeenLock) => Verdict,
+  timing: { readonly expiryMs: number; readonly pollMs: number }, signal?: AbortSignal,
 ): Promise<Verdict | 'changed'> {
   const until = performance.now() + timing.expiryMs;
   while (performance.now() < until) {
@@ -74,6 +75,27 @@ export async function watch(
     if (judgeNow(next) === 'stale') return 'stale';
   }
   return 'stale';
+}
+
+/** "Gatehouse (serve) on host h, pid 1 in another PID namespace, lease last renewed ... (3 s ago)". */
+export function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: number): string {
+  const { record } = seen;
+  if (record === undefined) {
+    return seen.legacyPid === undefined
+      ? 'an unreadable lock file'
+      : `an older Gatehouse's lock (format 1, naming only pid ${seen.legacyPid})`;
+  }
+  const renewed = Date.parse(record.renewedAt);
+  const ago = Number.isFinite(renewed)
+    ? ` (${Math.max(0, Math.round((nowMs - renewed) / 1000))} s ago by this host's clock)`
+    : '';
+  const where =
+    ours === undefined || record.bootId !== ours.bootId
+      ? ''
+      : record.pidNamespace === ours.pidNamespace
+        ? ' in this PID namespace'
+        : ' in another PID namespace on this machine (another container)';
+  return `Gatehouse (${record.purpose}) on host ${JSON.stringify(record.host)}, pid ${record.pid}${where}, started ${record.startedAt}, lease last renewed ${record.renewedAt}${ago}`;
 }
 
 export function ownIdentity(): HolderIdentity {

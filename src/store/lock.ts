@@ -1,15 +1,16 @@
 // The data directory's lock: one writer across processes, PID namespaces and hosts sharing the
 // volume, by a lease. This file takes and holds the lease; the lock file's format, writing and
-// takeover are in lock-file.ts, judging the holder a lock file names is in lock-holder.ts.
+// takeover are in lock-file.ts, judging and describing the holder a lock file names is in
+// lock-holder.ts. Imports point one way: lock.ts -> lock-holder.ts -> lock-file.ts.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { removeStaleTempFiles } from './atomic-file.js';
+import { LOCK_FILE, LOCK_FORMAT, LOCK_TEMP, placeWhole, readLockFile, takeOver, type LockRecord, type SeenLock } from './lock-file.js';
 import {
-  describeHolder, LOCK_FILE, LOCK_FORMAT, LOCK_TEMP, placeWhole, readLockFile, takeOver, type LockRecord, type SeenLock,
-} from './lock-file.js';
-import { judge, ownIdentity, readBootClock, watch, type HolderIdentity, type Verdict } from './lock-holder.js';
+  describeHolder, judge, ownIdentity, readBootClock, watch, type HolderIdentity, type Verdict,
+} from './lock-holder.js';
 
 export { LOCK_FILE } from './lock-file.js';
 export type { HolderIdentity } from './lock-holder.js';
@@ -86,7 +87,7 @@ export async function lockDataDir(dir: string, options: LockOptions): Promise<Da
   }
   const identity = options.identity ?? ownIdentity();
   const now = options.now ?? Date.now;
-  const judgeNow = (seen: SeenLock): Verdict => judge(seen, identity, readBootClock(), timing, (held) => heldHere.has(held));
+  const judgeNow = (seen: SeenLock): Verdict => judge(seen, identity, readBootClock(), timing.expiryMs, (held) => heldHere.has(held));
   const path = join(dir, LOCK_FILE);
   const nonce = randomBytes(16).toString('hex');
   const startedAt = new Date(now()).toISOString();

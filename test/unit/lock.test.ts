@@ -378,3 +378,18 @@ describe('the data directory lock: identity and lease', () => {
     assert.deepEqual(await readdir(dir), []);
   });
 });
+
+describe('the lock\'s files', () => {
+  it('import one way, lock.ts -> lock-holder.ts -> lock-file.ts, with no cycle among them', () => {
+    const storeDir = fileURLToPath(new URL('../../src/store/', import.meta.url));
+    const files = ['lock.ts', 'lock-holder.ts', 'lock-file.ts'];
+    const importsOf = (file: string): string[] =>
+      [...readFileSync(join(storeDir, file), 'utf8').matchAll(/^import [^;]*? from '\.\/(lock[a-z-]*)\.js';$/gms)]
+        .map((match) => `${match[1] ?? ''}.ts`);
+    assert.deepEqual(Object.fromEntries(files.map((file) => [file, importsOf(file).sort()])), {
+      'lock.ts': ['lock-file.ts', 'lock-holder.ts'],
+      'lock-holder.ts': ['lock-file.ts'],
+      'lock-file.ts': [],
+    });
+  });
+});
