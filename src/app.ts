@@ -7,7 +7,7 @@ import { announcesBody } from './http/body.js';
 import { createBodyPolicy } from './http/body-policy.js';
 import type { ProxyTrust } from './http/client-address.js';
 import { readCookie } from './http/cookies.js';
-import { toPublicError, type PublicError } from './http/errors.js';
+import { toPublicError, type ErrorForm, type PublicError } from './http/errors.js';
 import { isLingering, type LingerLimits } from './http/lingering-close.js';
 import { parseQuery } from './http/query.js';
 import { sendPrepared, sendRawJson } from './http/respond.js';
@@ -57,9 +57,9 @@ export function createApp(options: AppOptions) {
     }
   };
 
-  const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown): void => {
+  const fail = (req: IncomingMessage, res: ServerResponse, path: string, error: unknown, form: ErrorForm = 'gatehouse'): void => {
     if (options.accountPageElsewhere(req, res, path, error)) return;
-    const answer = toPublicError(error);
+    const answer = toPublicError(error, form);
     if (answer.isLogged) logger.error('request failed', error, { method: req.method, path });
     if (res.headersSent) res.destroy();
     else sendError(req, res, answer);
@@ -91,12 +91,14 @@ export function createApp(options: AppOptions) {
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const path = queryStart < 0 ? url : url.slice(0, queryStart);
+    let form: ErrorForm | undefined;
     try {
       const match = router.match(req.method ?? 'GET', path);
       if (match.handler === undefined) {
         sendError(req, res, answerOfMiss(match));
       } else {
         const { route, row } = match.handler;
+        form = route.errorForm;
         const query = queryStart < 0 ? EMPTY_QUERY : parseQuery(url.slice(queryStart + 1));
         // An empty cookie or `token=` is no credential.
         const cookieToken = readCookie(req.headers.cookie, 'jwt') || undefined;
@@ -108,10 +110,10 @@ export function createApp(options: AppOptions) {
           ? bodyPolicy.admit(route.body, req, res, expectsContinue)
           : undefined;
         const pending = admitted === undefined ? route.handler(ctx) : admitted.then(() => route.handler(ctx));
-        if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, path, error));
+        if (pending !== undefined) pending.catch((error: unknown) => fail(req, res, path, error, form));
       }
     } catch (error) {
-      fail(req, res, path, error);
+      fail(req, res, path, error, form);
     }
     if (!isRequestLogged) return;
     // Most answers (verify above all) are written synchronously: log them now rather than

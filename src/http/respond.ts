@@ -2,6 +2,9 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 type ExtraHeaders = Readonly<Record<string, string | string[]>>;
 
+/** RFC 6749 section 5.1: an OAuth answer, error or not, is never stored by a cache, nor by an HTTP/1.0 one. */
+export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({ 'cache-control': 'no-store', pragma: 'no-cache' });
+
 /** Serializes `body` and sends it; with sendRawJson and sendPrepared, the only writer of status, headers and body. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers?: ExtraHeaders): void {
   sendRawJson(res, status, JSON.stringify(body), headers);

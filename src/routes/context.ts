@@ -12,6 +12,7 @@ import { NotAdministrator, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
 import type { BodyUse } from '../http/body-policy.js';
 import type { ProxyTrust } from '../http/client-address.js';
+import type { ErrorForm } from '../http/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import type { Checker } from '../validate/check.js';
@@ -44,6 +45,8 @@ export interface Route {
   readonly access: Action;
   /** What the route does with a request body (http/body-policy.ts); every route says. */
   readonly body: BodyUse;
+  /** The shape of its error answers (http/errors.ts); Gatehouse's own unless it says. */
+  readonly errorForm?: ErrorForm;
   readonly handler: Handler;
 }
 

@@ -9,6 +9,7 @@ import {
   authorizationRequest, callbackOf, discover, exchangeCode, followAuthorization, pathOf, registerClient, signInThrough,
   tokenRequest, userinfo, type Discovery, type RegisteredClient,
 } from '../helpers/relying-party.js';
+import { openRawConnection, statusesIn, uploadThenRead } from '../helpers/raw-socket.js';
 import type { TestResponse, TestServer } from '../helpers/server.js';
 import { enrolTotp } from '../helpers/two-factor.js';
 
@@ -360,6 +361,71 @@ describe('failures count in the login throttle', () => {
       assert.equal((await login(server, root.username, root.password)).status, 429);
     } finally {
       await server.close();
+    }
+  });
+});
+
+// An OAuth error is an error answer like any other (src/app.ts sendError): a body still arriving
+// would be parsed as the next request, so the connection closes; a body read to its end keeps it.
+describe('an OAuth error answers the connection as every other error does', () => {
+  let server: TestServer;
+  before(async () => {
+    ({ server } = await startPopulatedServer({ GATEHOUSE_PUBLIC_URL: ISSUER }));
+  });
+  after(() => server.close());
+
+  const head = (path: string, contentType: string, length: number): string =>
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n`;
+
+  for (const path of ['/oidc/token', '/oidc/revoke', '/oidc/userinfo']) {
+    it(`closes the connection of ${path} refused before its body arrived, and never serves what follows the body`, async () => {
+      const body = JSON.stringify({ grant_type: 'authorization_code', token: 't', access_token: 'a' });
+      const connection = await openRawConnection(server.port);
+      try {
+        // Not a form: refused invalid_request before a byte of the body is read.
+        await connection.write(head(path, 'application/json', Buffer.byteLength(body)));
+        assert.ok(await connection.waitFor((text) => text.endsWith('}')), connection.text());
+        const answer = connection.text();
+        assert.deepEqual(statusesIn(answer), [400]);
+        assert.match(answer, /\r\nConnection: close\r\n/i);
+        assert.match(answer, /\r\nCache-Control: no-store\r\n/i);
+        assert.match(answer, /\r\nPragma: no-cache\r\n/i);
+        assert.equal((JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: string }).error, 'invalid_request');
+        await connection.write(`${body}GET /oidc/pipelined-after-oauth-error HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+        assert.equal(await connection.waitForClose(10_000), true);
+        assert.deepEqual(statusesIn(connection.text()), [400]);
+        assert.deepEqual(server.logs.filter((line) => line.includes('pipelined-after-oauth-error')), [], 'the bytes after the unread body were parsed as a request');
+        assert.equal(connection.error(), undefined, 'the client was reset instead of closed');
+      } finally {
+        connection.destroy();
+      }
+    });
+  }
+
+  it('answers a client that writes a whole 10 MB body to the token endpoint before reading: a complete 400, then the server closes', { timeout: 60_000 }, async () => {
+    const tenMb = 10_000_000;
+    const res = await uploadThenRead(server.port, head('/oidc/token', 'application/json', tenMb), tenMb, { fill: 0x20 });
+    assert.equal(res.writeError, undefined, `the upload was cut after ${res.bytesWritten} bytes`);
+    assert.equal(res.bytesWritten, tenMb);
+    assert.equal(res.status, 400, res.text.slice(0, 300));
+    assert.equal(res.headers['connection'], 'close');
+    assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.body)));
+    assert.equal((JSON.parse(res.body) as { error: string }).error, 'invalid_request');
+    assert.equal(res.closedByServer, true, 'the connection stayed open while the server read the unwanted body');
+  });
+
+  it('keeps the connection when the form was read to its end, and answers the next request on it', async () => {
+    const form = 'grant_type=password';
+    const connection = await openRawConnection(server.port);
+    try {
+      await connection.write(`${head('/oidc/token', 'application/x-www-form-urlencoded', form.length)}${form}`);
+      assert.ok(await connection.waitFor((text) => text.endsWith('}')), connection.text());
+      assert.doesNotMatch(connection.text(), /\r\nConnection: close\r\n/i);
+      await connection.write('GET /oidc/jwks HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      assert.ok(await connection.waitFor((text) => statusesIn(text).length === 2), connection.text());
+      assert.deepEqual(statusesIn(connection.text()), [401, 200]);
+    } finally {
+      connection.destroy();
     }
   });
 });

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AuthRequired, MethodNotAllowed, NotAdministrator, RouteNotFound, StoreWriteFailed, TokenInvalid, TooManyAttempts, TooManyChallenges, ValidationFailed } from '../../src/errors.js';
+import {
+  AuthRequired, BodyTooLarge, MethodNotAllowed, NotAdministrator, OAuthRefused, RouteNotFound, StoreWriteFailed, TokenInvalid, TooManyAttempts,
+  TooManyChallenges, ValidationFailed,
+} from '../../src/errors.js';
 import { toPublicError } from '../../src/http/errors.js';
 
 describe('toPublicError', () => {
@@ -61,5 +64,40 @@ describe('toPublicError, once per answer', () => {
     assert.equal(toPublicError(new AuthRequired()).isLogged, false);
     assert.equal(toPublicError(new StoreWriteFailed()).isLogged, true);
     assert.equal(toPublicError(new Error('bug')).isLogged, true);
+  });
+});
+
+describe('toPublicError in the OAuth form (the OpenID Connect endpoints an app calls)', () => {
+  it('answers an OAuth refusal as RFC 6749 section 5.2 does: 400, {error, error_description}, never cached', () => {
+    const answer = toPublicError(new OAuthRefused('invalid_grant', 'The code is unknown, used or expired.'), 'oauth');
+    assert.equal(answer.status, 400);
+    assert.deepEqual(JSON.parse(answer.json), { error: 'invalid_grant', error_description: 'The code is unknown, used or expired.' });
+    assert.deepEqual(answer.headers, { 'cache-control': 'no-store', pragma: 'no-cache' });
+    assert.equal(answer.prepared.headers['pragma'], 'no-cache');
+    assert.equal(answer.isLogged, false);
+  });
+
+  it('answers invalid_client 401 with a Basic challenge', () => {
+    const answer = toPublicError(new OAuthRefused('invalid_client', 'The client is unknown or its secret is wrong.'), 'oauth');
+    assert.equal(answer.status, 401);
+    assert.equal(answer.headers['www-authenticate'], 'Basic realm="Gatehouse", charset="UTF-8"');
+    assert.equal(answer.headers['cache-control'], 'no-store');
+  });
+
+  it('answers the throttle 429 temporarily_unavailable with Retry-After', () => {
+    const answer = toPublicError(new TooManyAttempts(30), 'oauth');
+    assert.equal(answer.status, 429);
+    assert.equal((JSON.parse(answer.json) as { error: string }).error, 'temporarily_unavailable');
+    assert.equal(answer.headers['retry-after'], '30');
+    assert.equal(answer.headers['pragma'], 'no-cache');
+  });
+
+  it('answers any other error as on every route, and an OAuth refusal elsewhere in Gatehouse\'s form', () => {
+    assert.equal(toPublicError(new BodyTooLarge(16), 'oauth'), toPublicError(new BodyTooLarge(16)));
+    assert.equal(toPublicError(new AuthRequired(), 'oauth'), toPublicError(new AuthRequired()));
+    assert.equal(toPublicError(new Error('secret detail'), 'oauth').status, 500);
+    const elsewhere = toPublicError(new OAuthRefused('invalid_request', 'x'));
+    assert.deepEqual([elsewhere.status, elsewhere.body.code], [400, 'OAUTH_INVALID_REQUEST']);
+    assert.equal(toPublicError(new TooManyAttempts(5)).body.code, 'TOO_MANY_ATTEMPTS');
   });
 });

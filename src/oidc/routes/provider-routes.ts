@@ -1,6 +1,6 @@
 import { PASSWORD_ONLY } from '../../auth/amr.js';
 import { OAuthRefused } from '../../errors.js';
-import { prepareAnswer, sendJson, sendPrepared, sendStatic } from '../../http/respond.js';
+import { NO_STORE, prepareAnswer, sendJson, sendPrepared, sendStatic } from '../../http/respond.js';
 import type { Logger } from '../../log/logger.js';
 import type { BuiltPage, Sha256Base64 } from '../../pages/shell.js';
 import type { RequestContext, Route } from '../../routes/context.js';
@@ -19,7 +19,7 @@ import type { SigningKeySet } from '../signing-keys.js';
 import type { TokenService } from '../token-service.js';
 import { readClientCredentials, readTokenRequest } from '../token-request.js';
 import { createCors } from './cors.js';
-import { NO_STORE, readFormBody, sendOAuthError, strictQuery } from './wire.js';
+import { readFormBody, strictQuery } from './wire.js';
 
 export interface ProviderRouteDeps {
   readonly issuer: string;
@@ -118,7 +118,7 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
       token = await bearerToken(ctx);
     } catch (error) {
       cors.allow(ctx, 'any');
-      return sendOAuthError(ctx.res, error);
+      throw error;
     }
     const claims = token === undefined || token === '' ? undefined : tokens.userinfo(token);
     // The app the token was issued to; a refusal names no live app, and says nothing any app may not read.
@@ -153,38 +153,30 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
       },
     },
     {
-      method: 'POST', path: '/oidc/token', access: 'oidcToken', body: 'form',
+      method: 'POST', path: '/oidc/token', access: 'oidcToken', body: 'form', errorForm: 'oauth',
       async handler(ctx) {
         cors.allow(ctx, undefined);
-        try {
-          const parameters = await readFormBody(ctx, deps.maxBodyBytes);
-          cors.allow(ctx, namedClient(parameters, ctx.req.headers.authorization));
-          const client = tokens.authenticateClient(readClientCredentials(parameters, ctx.req.headers.authorization), ctx.address);
-          const answer = await tokens.token(client, readTokenRequest(parameters), ctx.address);
-          sendJson(ctx.res, 200, answer, NO_STORE);
-        } catch (error) {
-          sendOAuthError(ctx.res, error);
-        }
+        const parameters = await readFormBody(ctx, deps.maxBodyBytes);
+        cors.allow(ctx, namedClient(parameters, ctx.req.headers.authorization));
+        const client = tokens.authenticateClient(readClientCredentials(parameters, ctx.req.headers.authorization), ctx.address);
+        const answer = await tokens.token(client, readTokenRequest(parameters), ctx.address);
+        sendJson(ctx.res, 200, answer, NO_STORE);
       },
     },
-    { method: 'GET', path: '/oidc/userinfo', access: 'oidcUserinfo', body: 'none', handler: userinfo },
-    { method: 'POST', path: '/oidc/userinfo', access: 'oidcUserinfoForm', body: 'form', handler: userinfo },
+    { method: 'GET', path: '/oidc/userinfo', access: 'oidcUserinfo', body: 'none', errorForm: 'oauth', handler: userinfo },
+    { method: 'POST', path: '/oidc/userinfo', access: 'oidcUserinfoForm', body: 'form', errorForm: 'oauth', handler: userinfo },
     {
-      method: 'POST', path: '/oidc/revoke', access: 'oidcRevoke', body: 'form',
+      method: 'POST', path: '/oidc/revoke', access: 'oidcRevoke', body: 'form', errorForm: 'oauth',
       async handler(ctx) {
         cors.allow(ctx, undefined);
-        try {
-          const parameters = await readFormBody(ctx, deps.maxBodyBytes);
-          cors.allow(ctx, namedClient(parameters, ctx.req.headers.authorization));
-          const client = tokens.authenticateClient(readClientCredentials(parameters, ctx.req.headers.authorization), ctx.address);
-          const token = parameters.get('token');
-          if (token === undefined || token.length > 128) throw new OAuthRefused('invalid_request', 'The token parameter is missing or malformed.');
-          await tokens.revoke(client, token, ctx.address);
-          // RFC 7009 section 2.2: 200 whether or not the token was known.
-          sendJson(ctx.res, 200, {}, NO_STORE);
-        } catch (error) {
-          sendOAuthError(ctx.res, error);
-        }
+        const parameters = await readFormBody(ctx, deps.maxBodyBytes);
+        cors.allow(ctx, namedClient(parameters, ctx.req.headers.authorization));
+        const client = tokens.authenticateClient(readClientCredentials(parameters, ctx.req.headers.authorization), ctx.address);
+        const token = parameters.get('token');
+        if (token === undefined || token.length > 128) throw new OAuthRefused('invalid_request', 'The token parameter is missing or malformed.');
+        await tokens.revoke(client, token, ctx.address);
+        // RFC 7009 section 2.2: 200 whether or not the token was known.
+        sendJson(ctx.res, 200, {}, NO_STORE);
       },
     },
     ...cors.preflightRoutes(),

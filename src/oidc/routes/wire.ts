@@ -1,17 +1,14 @@
-import type { ServerResponse } from 'node:http';
-import { OAuthRefused, TooManyAttempts } from '../../errors.js';
+import { OAuthRefused } from '../../errors.js';
 import { receiveBody } from '../../http/body.js';
-import { sendJson } from '../../http/respond.js';
 import type { RequestContext } from '../../routes/context.js';
 import { isFormContentType, parseForm, type FormParameters } from '../form.js';
 
-// What the provider's endpoints share on the wire: form bodies in, RFC 6749 section 5 answers out.
+// What the provider's endpoints share on the wire: form bodies in. Their RFC 6749 section 5.2 error
+// answers are built by http/errors.ts (a route with `errorForm: 'oauth'`) and sent by src/app.ts,
+// under the connection policy of every error answer.
 
 /** Far above any token, revocation or authorize request; the form is read before any client is known. */
 const MAX_FORM_BYTES = 16 * 1024;
-
-/** RFC 6749 section 5.1: token answers are never stored by a cache. */
-export const NO_STORE = Object.freeze({ 'cache-control': 'no-store', pragma: 'no-cache' });
 
 /** The request's form body, parsed strictly; throws OAuthRefused invalid_request (a JSON or empty body included). */
 export async function readFormBody(ctx: RequestContext, maxBodyBytes: number): Promise<FormParameters> {
@@ -32,19 +29,4 @@ export function strictQuery(ctx: RequestContext): FormParameters | undefined {
   const start = url.indexOf('?');
   const parsed = parseForm(start < 0 ? '' : url.slice(start + 1));
   return parsed.ok ? parsed.parameters : undefined;
-}
-
-/**
- * An RFC 6749 section 5.2 error answer for OAuthRefused (401 with WWW-Authenticate for invalid_client)
- * or TooManyAttempts (429 with Retry-After); anything else is rethrown for the app's error answer.
- */
-export function sendOAuthError(res: ServerResponse, error: unknown): void {
-  if (error instanceof TooManyAttempts) {
-    sendJson(res, 429, { error: 'temporarily_unavailable', error_description: error.message },
-      { ...NO_STORE, 'retry-after': String(error.retryAfterSeconds) });
-    return;
-  }
-  if (!(error instanceof OAuthRefused)) throw error;
-  const challenge = error.status === 401 ? { 'www-authenticate': 'Basic realm="Gatehouse", charset="UTF-8"' } : {};
-  sendJson(res, error.status, { error: error.error, error_description: error.message }, { ...NO_STORE, ...challenge });
 }
