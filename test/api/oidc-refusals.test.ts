@@ -375,7 +375,7 @@ describe('an OAuth error answers the connection as every other error does', () =
   after(() => server.close());
 
   const head = (path: string, contentType: string, length: number): string =>
-    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n`;
+    `POST ${path} HTTP/1.1\r\nHost: auth.example.org\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\n\r\n`;
 
   for (const path of ['/oidc/token', '/oidc/revoke', '/oidc/userinfo']) {
     it(`closes the connection of ${path} refused before its body arrived, and never serves what follows the body`, async () => {
@@ -391,7 +391,7 @@ describe('an OAuth error answers the connection as every other error does', () =
         assert.match(answer, /\r\nCache-Control: no-store\r\n/i);
         assert.match(answer, /\r\nPragma: no-cache\r\n/i);
         assert.equal((JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: string }).error, 'invalid_request');
-        await connection.write(`${body}GET /oidc/pipelined-after-oauth-error HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+        await connection.write(`${body}GET /oidc/pipelined-after-oauth-error HTTP/1.1\r\nHost: auth.example.org\r\n\r\n`);
         assert.equal(await connection.waitForClose(10_000), true);
         assert.deepEqual(statusesIn(connection.text()), [400]);
         assert.deepEqual(server.logs.filter((line) => line.includes('pipelined-after-oauth-error')), [], 'the bytes after the unread body were parsed as a request');
@@ -421,7 +421,7 @@ describe('an OAuth error answers the connection as every other error does', () =
       await connection.write(`${head('/oidc/token', 'application/x-www-form-urlencoded', form.length)}${form}`);
       assert.ok(await connection.waitFor((text) => text.endsWith('}')), connection.text());
       assert.doesNotMatch(connection.text(), /\r\nConnection: close\r\n/i);
-      await connection.write('GET /oidc/jwks HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await connection.write('GET /oidc/jwks HTTP/1.1\r\nHost: auth.example.org\r\n\r\n');
       assert.ok(await connection.waitFor((text) => statusesIn(text).length === 2), connection.text());
       assert.deepEqual(statusesIn(connection.text()), [401, 200]);
     } finally {
