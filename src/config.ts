@@ -108,6 +108,22 @@ const baseUri: Parse<string> = (text) => {
 
 const absolutePath: Parse<string> = (text) => resolve(text);
 
+/**
+ * The shortest password Gatehouse's own routes, pages and commands take unless --min-password-length
+ * says otherwise (NIST SP 800-63B asks at least 8 of a password chosen alone; a household's accounts
+ * open every app behind the gate). Flood's endpoints keep Flood's contract (1), docs/contract/flood-api.md.
+ */
+export const DEFAULT_MIN_PASSWORD_LENGTH = 12;
+export const FLOOD_MIN_PASSWORD_LENGTH = 1;
+
+/** The shortest password taken where one is set: on Gatehouse's own routes, and on Flood's two. */
+export interface PasswordMinimums {
+  /** Join, reset, the account's password, POST /api/auth/users, the users page and the command line. */
+  readonly gatehouse: number;
+  /** POST /api/auth/register and PATCH /api/auth/users/{name}. */
+  readonly flood: number;
+}
+
 const LOCAL_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /** An https origin, or an http one on localhost, 127.0.0.1 or [::1] (a browser's secure contexts over plain HTTP). */
@@ -250,8 +266,8 @@ const TABLE = {
     parse: integer(1024, 1024 * 1024), fallback: '65536',
     help: 'largest accepted request body' },
   minPasswordLength: { flag: 'min-password-length', env: 'GATEHOUSE_MIN_PASSWORD_LENGTH',
-    parse: integer(1, 1024), fallback: '1',
-    help: 'shortest password accepted on register and update' },
+    parse: optional(integer(1, 1024)), fallback: '',
+    help: `shortest password accepted everywhere (default: ${DEFAULT_MIN_PASSWORD_LENGTH} on Gatehouse's own pages, routes and commands; ${FLOOD_MIN_PASSWORD_LENGTH} on Flood's register and PATCH /api/auth/users)` },
   scryptCost: { flag: 'scrypt', env: 'GATEHOUSE_SCRYPT',
     parse: scryptCost, fallback: `${DEFAULT_SCRYPT_COST.N},${DEFAULT_SCRYPT_COST.r},${DEFAULT_SCRYPT_COST.p}`,
     help: 'scrypt cost as N,r,p' },
@@ -304,7 +320,7 @@ type Parsed = { readonly [K in keyof typeof TABLE]: ReturnType<(typeof TABLE)[K]
 
 /** Each setting's parsed value, with the three throttle settings as one ThrottleSettings. */
 export type Config = Readonly<
-  Omit<Parsed, keyof ThrottleSettings> & { tokenTtlSeconds: number; throttle: ThrottleSettings }
+  Omit<Parsed, keyof ThrottleSettings> & { tokenTtlSeconds: number; throttle: ThrottleSettings; passwordMinimums: PasswordMinimums }
 >;
 
 /** Builds the frozen configuration from raw values (flag value, else env value, else fallback). Throws SettingInvalid. */
@@ -319,7 +335,13 @@ export function buildConfig(raw: (spec: SettingSpec) => string | undefined): Con
     throw new SettingInvalid('GATEHOUSE_SECRET and --secret-file (GATEHOUSE_SECRET_FILE) are both set: keep one (the file keeps the secret out of docker inspect)');
   }
   const throttle = { maxFailuresPerUsername, maxFailuresPerAddress, windowSeconds, maxEntries: 10_000 };
-  return Object.freeze({ ...settings, tokenTtlSeconds: TOKEN_TTL_SECONDS, throttle });
+  // --min-password-length, when set, is one rule for every route: an operator who sets 20 means 20 on
+  // Flood's register too, and one who sets 8 for a household's old passwords means 8 on the pages.
+  const passwordMinimums: PasswordMinimums = Object.freeze({
+    gatehouse: settings.minPasswordLength ?? DEFAULT_MIN_PASSWORD_LENGTH,
+    flood: settings.minPasswordLength ?? FLOOD_MIN_PASSWORD_LENGTH,
+  });
+  return Object.freeze({ ...settings, tokenTtlSeconds: TOKEN_TTL_SECONDS, throttle, passwordMinimums });
 }
 
 /** The configuration as an operator may see it: the secret redacted. */

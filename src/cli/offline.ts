@@ -195,7 +195,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   const shown = escapeUnsafeCharacters(name);
   const nowSeconds = Math.floor(Date.now() / 1000);
   const hashOf = async (password: string): Promise<string> =>
-    hashPassword(valid(passwordChecker(config.minPasswordLength), password, 'password'), config.scryptCost);
+    hashPassword(valid(passwordChecker(config.passwordMinimums.gatehouse), password, 'password'), config.scryptCost);
   const newPassword = (): Promise<string> => readNewPassword(io, values['password-stdin'] === true);
 
   return withDataDir(config.dataDir, `users ${command}`, io, async (fileSystem) => {

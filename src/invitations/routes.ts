@@ -25,8 +25,8 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
  */
 export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
   const { config, store, links, throttle, hasher, logger, cookies } = deps;
-  const joinBody = joinBodyChecker(config.minPasswordLength);
-  const resetBody = resetBodyChecker(config.minPasswordLength);
+  const joinBody = joinBodyChecker(config.passwordMinimums.gatehouse);
+  const resetBody = resetBodyChecker(config.passwordMinimums.gatehouse);
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
 
   /** Where the pages are, for a link: --public-url, else the origin the administrator's request came to. */

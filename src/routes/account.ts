@@ -23,7 +23,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
   const { config, store, hasher, logger, cookies } = deps;
   const newPasswordBody = objectOf({
     password: passwordChecker(1),
-    newPassword: passwordChecker(config.minPasswordLength),
+    newPassword: passwordChecker(config.passwordMinimums.gatehouse),
   });
   const nowSeconds = (): number => Math.floor(deps.now() / 1000);
 

@@ -79,14 +79,15 @@ function proxyAuthenticatedRoutes(deps: AuthRouteDeps): Route[] {
 
 /** What the Flood API's handlers share: the deps, and what is built from them once. */
 function authApiOf(deps: AuthRouteDeps) {
-  const { minPasswordLength } = deps.config;
+  // Flood's register and PATCH keep Flood's minimum; POST /api/auth/users is Gatehouse's own (config.ts PasswordMinimums).
+  const { gatehouse, flood } = deps.config.passwordMinimums;
   const configs = Object.freeze({ authMethod: deps.config.authMethod, pollInterval: deps.config.pollIntervalMs });
   return {
     ...deps,
     configs,
-    registerBody: registerBodyChecker(minPasswordLength),
-    updateBody: updateBodyChecker(minPasswordLength),
-    createUserBody: createUserBodyChecker(minPasswordLength),
+    registerBody: registerBodyChecker(flood),
+    updateBody: updateBodyChecker(flood),
+    createUserBody: createUserBodyChecker(gatehouse),
     // --public-url's host is the operator's own name: no rebinding page can send it.
     isFirstRegistrationHost: createFirstRegistrationHostCheck([
       ...deps.config.allowedHosts, ...(deps.config.publicUrl === undefined ? [] : [new URL(deps.config.publicUrl).hostname]),

@@ -48,35 +48,35 @@ describe('accounts without client settings and groups', () => {
 
     it('keeps the level in the form it was written', async () => {
       const username = uniqueName('numeric');
-      assert.equal((await addAccount(server, root.token, { username, password: 'pw-numeric', level: 10 })).status, 200);
+      assert.equal((await addAccount(server, root.token, { username, password: 'pw-numeric-level', level: 10 })).status, 200);
       assert.equal((await getAccount(server, root.token, username)).json && ((await getAccount(server, root.token, username)).json as { level: unknown }).level, 10);
     });
 
     it('strips a client key like any unknown top-level key: the account still has no client settings', async () => {
       const username = uniqueName('stripped');
-      const res = await addAccount(server, root.token, { username, password: 'pw-stripped', level: 'USER', client: { nonsense: true } });
+      const res = await addAccount(server, root.token, { username, password: 'pw-stripped-client', level: 'USER', client: { nonsense: true } });
       assert.equal(res.status, 200, res.text);
     });
 
     it('answers 401 without a session and 403 to a USER, and makes no account', async () => {
       const username = uniqueName('nobody');
-      assertError(await addAccount(server, undefined, { username, password: 'pw', level: 'USER' }), 401);
-      assertError(await addAccount(server, plain.token, { username, password: 'pw', level: 'USER' }), 403, 'NOT_ADMINISTRATOR');
+      assertError(await addAccount(server, undefined, { username, password: 'long-enough-pw', level: 'USER' }), 401);
+      assertError(await addAccount(server, plain.token, { username, password: 'long-enough-pw', level: 'USER' }), 403, 'NOT_ADMINISTRATOR');
       assertError(await getAccount(server, root.token, username), 500, 'USER_NOT_FOUND');
     });
 
     it('answers 500 USERNAME_TAKEN for a taken name, as register does', async () => {
-      assertError(await addAccount(server, root.token, { username: plain.username, password: 'pw', level: 'USER' }), 500, 'USERNAME_TAKEN');
+      assertError(await addAccount(server, root.token, { username: plain.username, password: 'long-enough-pw', level: 'USER' }), 500, 'USERNAME_TAKEN');
     });
 
     it('refuses "." and "..", a missing password, a bad level and bad groups with 400', async () => {
       for (const body of [
-        { username: '.', password: 'pw', level: 'USER' },
-        { username: '..', password: 'pw', level: 'USER' },
+        { username: '.', password: 'long-enough-pw', level: 'USER' },
+        { username: '..', password: 'long-enough-pw', level: 'USER' },
         { username: uniqueName('x'), level: 'USER' },
-        { username: uniqueName('x'), password: 'pw', level: 7 },
-        { username: uniqueName('x'), password: 'pw', level: 'USER', groups: ['Staff'] },
-        { username: uniqueName('x'), password: 'pw', level: 'USER', groups: 'staff' },
+        { username: uniqueName('x'), password: 'long-enough-pw', level: 7 },
+        { username: uniqueName('x'), password: 'long-enough-pw', level: 'USER', groups: ['Staff'] },
+        { username: uniqueName('x'), password: 'long-enough-pw', level: 'USER', groups: 'staff' },
       ]) {
         assertError(await addAccount(server, root.token, body), 400, 'VALIDATION_FAILED');
       }

@@ -94,20 +94,20 @@ describe('invitations', () => {
 
   it('joins with a chosen name when the invitation fixes none; a taken name leaves the link open', async () => {
     const made = await invite(server, root.token, { level: 10 });
-    const missing = await post(server, '/api/auth/join', { secret: made.secret, password: 'pw-123456' });
+    const missing = await post(server, '/api/auth/join', { secret: made.secret, password: 'pw-1234567890' });
     assert.equal(missing.status, 400, missing.text);
-    const taken = await post(server, '/api/auth/join', { secret: made.secret, username: root.username, password: 'pw-123456' });
+    const taken = await post(server, '/api/auth/join', { secret: made.secret, username: root.username, password: 'pw-1234567890' });
     assert.equal(taken.status, 500);
     assert.equal(codeOf(taken), 'USERNAME_TAKEN');
     const name = uniqueName('chosen');
-    const joined = await post(server, '/api/auth/join', { secret: made.secret, username: name, password: 'pw-123456' });
+    const joined = await post(server, '/api/auth/join', { secret: made.secret, username: name, password: 'pw-1234567890' });
     assert.equal(joined.status, 200, joined.text);
     assert.deepEqual(joined.json, { success: true, username: name, level: 10 });
   });
 
   it('refuses a different name than the one the invitation fixes', async () => {
     const made = await invite(server, root.token, { username: uniqueName('fixed'), level: 'USER' });
-    const response = await post(server, '/api/auth/join', { secret: made.secret, username: uniqueName('other'), password: 'pw-123456' });
+    const response = await post(server, '/api/auth/join', { secret: made.secret, username: uniqueName('other'), password: 'pw-1234567890' });
     assert.equal(response.status, 400, response.text);
     assert.equal((await post(server, '/api/auth/join/check', { secret: made.secret })).status, 200, 'the link is still open');
   });
@@ -115,7 +115,7 @@ describe('invitations', () => {
   it('lets exactly one of many parallel joins use a link', async () => {
     const made = await invite(server, root.token);
     const answers = await Promise.all(Array.from({ length: 12 }, (_, index) =>
-      post(server, '/api/auth/join', { secret: made.secret, username: uniqueName(`racer${index}`), password: 'pw-123456' })));
+      post(server, '/api/auth/join', { secret: made.secret, username: uniqueName(`racer${index}`), password: 'pw-1234567890' })));
     assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, ...Array(11).fill(401)]);
     for (const answer of answers.filter((item) => item.status === 401)) {
       assert.equal(messageOf(answer), new InvitationInvalid('spent').message);
@@ -141,7 +141,7 @@ describe('invitations', () => {
     for (const [what, secret, problem] of cases) {
       const message = new InvitationInvalid(problem).message;
       assertLinkRefused(await post(server, '/api/auth/join/check', { secret }), 'INVITATION_INVALID', message, `${what} (check)`);
-      assertLinkRefused(await post(server, '/api/auth/join', { secret, username: uniqueName('late'), password: 'pw-123456' }), 'INVITATION_INVALID', message, `${what} (join)`);
+      assertLinkRefused(await post(server, '/api/auth/join', { secret, username: uniqueName('late'), password: 'pw-1234567890' }), 'INVITATION_INVALID', message, `${what} (join)`);
     }
     const messages = new Set(['expired', 'spent', 'withdrawn', 'unknown'].map((problem) => new InvitationInvalid(problem as 'spent').message));
     assert.equal(messages.size, 4, 'one message each');
@@ -176,7 +176,7 @@ describe('invitations', () => {
 
   it('refuses a cross-site join', async () => {
     const made = await invite(server, root.token);
-    const response = await post(server, '/api/auth/join', { secret: made.secret, username: uniqueName('x'), password: 'pw-123456' }, undefined, { 'sec-fetch-site': 'cross-site' });
+    const response = await post(server, '/api/auth/join', { secret: made.secret, username: uniqueName('x'), password: 'pw-1234567890' }, undefined, { 'sec-fetch-site': 'cross-site' });
     assert.equal(response.status, 403);
     assert.equal((await post(server, '/api/auth/join/check', { secret: made.secret })).status, 200);
   });
@@ -215,10 +215,10 @@ describe('invitation limits and guessing', () => {
         const guess = await post(server, '/api/auth/join/check', { secret: randomBytes(32).toString('base64url') });
         assert.equal(guess.status, 401);
       }
-      const throttled = await post(server, '/api/auth/join', { secret: made.secret, username: uniqueName('late'), password: 'pw-123456' });
+      const throttled = await post(server, '/api/auth/join', { secret: made.secret, username: uniqueName('late'), password: 'pw-1234567890' });
       assert.equal(throttled.status, 429);
       assert.ok(Number(throttled.headers['retry-after']) > 0);
-      assert.equal((await post(server, '/api/auth/reset', { secret: 'x', password: 'pw-123456' })).status, 429);
+      assert.equal((await post(server, '/api/auth/reset', { secret: 'x', password: 'pw-1234567890' })).status, 429);
     } finally {
       await server.close();
     }
@@ -289,10 +289,10 @@ describe('reset links', () => {
     assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: first.secret }), 'RESET_LINK_INVALID', withdrawn, 'older link');
     const changed = await post(server, '/api/auth/account/password', { password: user.password, newPassword: 'changed-by-owner' }, user.token);
     assert.equal(changed.status, 200, changed.text);
-    assertLinkRefused(await post(server, '/api/auth/reset', { secret: second.secret, password: 'pw-123456' }), 'RESET_LINK_INVALID', withdrawn, 'after a change');
+    assertLinkRefused(await post(server, '/api/auth/reset', { secret: second.secret, password: 'pw-1234567890' }), 'RESET_LINK_INVALID', withdrawn, 'after a change');
     const third = await resetLink(user.username);
     server.clock.advanceSeconds(DAY);
-    assertLinkRefused(await post(server, '/api/auth/reset', { secret: third.secret, password: 'pw-123456' }), 'RESET_LINK_INVALID', new ResetLinkInvalid('expired').message, 'expired');
+    assertLinkRefused(await post(server, '/api/auth/reset', { secret: third.secret, password: 'pw-1234567890' }), 'RESET_LINK_INVALID', new ResetLinkInvalid('expired').message, 'expired');
     assert.equal((await login(server, user.username, 'changed-by-owner')).status, 200);
   });
 

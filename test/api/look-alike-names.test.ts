@@ -33,7 +33,7 @@ describe('look-alike usernames', () => {
   const register = (username: string): Promise<TestResponse> =>
     server.request({ method: 'POST', path: '/api/auth/register?cookie=false', token: root.token, body: { username, password: 'pw-pw-pw', client: CLIENT_SETTINGS, level: 5 } });
   const addAccount = (username: string): Promise<TestResponse> =>
-    server.request({ method: 'POST', path: '/api/auth/users', token: root.token, body: { username, password: 'pw-pw-pw', level: 'USER' } });
+    server.request({ method: 'POST', path: '/api/auth/users', token: root.token, body: { username, password: 'pw-pw-pw-pw-pw', level: 'USER' } });
 
   it('gives every look-alike of "admin" the key of "admin" (the example names)', async () => {
     const admin = await createUser(server, root.token, { username: uniqueName('admin') });

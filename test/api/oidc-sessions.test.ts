@@ -46,7 +46,7 @@ describe('tokens end with the account\'s sessions', () => {
 
   const changes: ReadonlyArray<readonly [string, (user: TestUser) => Promise<void>]> = [
     ['its owner changes the password', async (user) => {
-      const response = await server.request({ method: 'POST', path: '/api/auth/account/password', token: user.token, body: { password: user.password, newPassword: 'a new one' } });
+      const response = await server.request({ method: 'POST', path: '/api/auth/account/password', token: user.token, body: { password: user.password, newPassword: 'a new password' } });
       assert.equal(response.status, 200, response.text);
     }],
     ['an administrator sets a new password', async (user) => assert.equal((await updateUser(server, root.token, user.username, { password: 'reset by admin' })).status, 200)],

@@ -161,7 +161,7 @@ describe('?token= beyond the Flood endpoints and the gate, and an app\'s script 
     assertError(await server.request({ path: withToken('/api/auth/account', user.token) }), 401);
     assertError(await server.request({ method: 'POST', path: withToken('/api/auth/account/tokens', user.token), body: { name: 'x', password: user.password } }), 401);
     assertError(await server.request({ method: 'POST', path: withToken('/api/auth/account/passkeys/options', user.token), headers: HEADERS, body: {} }), 401);
-    assertError(await server.request({ method: 'POST', path: withToken('/api/auth/account/password', user.token), body: { password: user.password, newPassword: 'taken-over' } }), 401);
+    assertError(await server.request({ method: 'POST', path: withToken('/api/auth/account/password', user.token), body: { password: user.password, newPassword: 'taken-over-now' } }), 401);
     assertError(await server.request({ method: 'POST', path: withToken('/api/auth/account/logout-everywhere', user.token), body: {} }), 401);
     assertError(await server.request({ path: withToken(`/api/auth/users/${user.username}`, root.token) }), 401);
     assertError(await server.request({ method: 'POST', path: withToken('/api/auth/users', root.token), body: { username: 'x', password: 'y', level: 5 } }), 401);
@@ -178,7 +178,7 @@ describe('?token= beyond the Flood endpoints and the gate, and an app\'s script 
       server.request({ method: 'POST', path, headers: sameOrigin, token: user.token, body });
     assertError(await call('/api/auth/account/tokens', { name: 'exfiltrated' }), 400, 'VALIDATION_FAILED');
     assertError(await call('/api/auth/account/tokens', { name: 'exfiltrated', password: 'guess' }), 403, 'WRONG_PASSWORD');
-    assertError(await call('/api/auth/account/password', { password: 'guess', newPassword: 'mine now' }), 403, 'WRONG_PASSWORD');
+    assertError(await call('/api/auth/account/password', { password: 'guess', newPassword: 'mine now, all mine' }), 403, 'WRONG_PASSWORD');
     assertError(await call('/api/auth/account/totp', { password: 'guess' }), 403, 'WRONG_PASSWORD');
     // A text body, which a page may send without asking: 415 before anything is read.
     const text = await server.request({ method: 'POST', path: '/api/auth/account/tokens', headers: { ...sameOrigin, 'content-type': 'text/plain' }, token: user.token, body: '{"name":"x"}' });

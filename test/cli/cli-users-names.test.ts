@@ -89,7 +89,7 @@ describe('gatehouse users list and names that would fool a terminal', () => {
 describe('gatehouse users add and names that look like an existing account\'s', () => {
   let dataDir = '';
   const add = (name: string): Promise<RunResult> =>
-    runCli(['users', 'add', name, '--level', 'USER', '--password-stdin', '--data-dir', dataDir, '--scrypt', '1024,8,1'], { stdin: 'a-password\n' });
+    runCli(['users', 'add', name, '--level', 'USER', '--password-stdin', '--data-dir', dataDir, '--scrypt', '1024,8,1'], { stdin: 'a-long-password\n' });
 
   before(async () => {
     assertBuilt();

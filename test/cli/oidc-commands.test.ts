@@ -122,7 +122,7 @@ describe('gatehouse clients and keys', () => {
   });
 
   it('users set records an e-mail address (verified) and a display name, and removes them with an empty value', async () => {
-    assertOk(await runCli(['users', 'add', 'ada', '--level', 'USER', '--password-stdin', '--data-dir', dataDir], { stdin: 'a password\n' }), 'users add');
+    assertOk(await runCli(['users', 'add', 'ada', '--level', 'USER', '--password-stdin', '--data-dir', dataDir], { stdin: 'a long password\n' }), 'users add');
     const set = await cli(['users', 'set', 'ada', '--email', 'ada@example.org', '--name', 'Ada Lovelace']);
     assertOk(set, 'users set');
     const stored = () => (JSON.parse(readFileSync(join(dataDir, 'users.json'), 'utf8')) as { users: Array<Record<string, unknown>> }).users.find((user) => user['username'] === 'ada');

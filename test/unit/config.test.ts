@@ -26,13 +26,20 @@ describe('buildConfig', () => {
     assert.equal(config.secureCookie, false);
     assert.equal(config.revokeOnLogout, false);
     assert.equal(config.tokenTtlSeconds, 7 * 24 * 60 * 60);
-    assert.equal(config.minPasswordLength, 1);
+    assert.equal(config.minPasswordLength, undefined);
+    assert.deepEqual(config.passwordMinimums, { gatehouse: 12, flood: 1 });
     assert.equal(config.headersTimeoutMs, 10_000);
     assert.equal(config.requestTimeoutMs, 30_000);
     assert.equal(config.shutdownTimeoutMs, 5_000);
     assert.deepEqual(config.throttle, { maxFailuresPerUsername: 10, maxFailuresPerAddress: 50, windowSeconds: 900, maxEntries: 10_000 });
     assert.equal(config.hashQueueLength, 256);
     assert.equal(config.maxRevokedTokens, 10_000);
+  });
+
+  it("makes --min-password-length the minimum of Gatehouse's own routes and of Flood's alike", () => {
+    assert.deepEqual(configFrom({ GATEHOUSE_MIN_PASSWORD_LENGTH: '20' }).passwordMinimums, { gatehouse: 20, flood: 20 });
+    assert.deepEqual(configFrom({ GATEHOUSE_MIN_PASSWORD_LENGTH: '8' }).passwordMinimums, { gatehouse: 8, flood: 8 });
+    assert.deepEqual(configFrom({ GATEHOUSE_MIN_PASSWORD_LENGTH: '' }).passwordMinimums, { gatehouse: 12, flood: 1 });
   });
 
   it('resolves the data directory to an absolute path', () => {
