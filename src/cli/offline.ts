@@ -2,7 +2,7 @@ import { hashPassword } from '../auth/password.js';
 import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
 import { SETTINGS, type Config, type SettingSpec } from '../config.js';
 import { ValidationFailed } from '../errors.js';
-import { addUser, changeUser, newAccount, removeUser, type UserChanges } from '../store/account-rules.js';
+import { addUser, changeUser, newAccount, refuseTakenName, removeUser, type UserChanges } from '../store/account-rules.js';
 import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
 import { guardWrites, openDataDir } from '../store/data-dir.js';
 import { realFileSystem, type StoreFileSystem } from '../store/file-system.js';
@@ -214,6 +214,8 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
           throw new UsageError('--client-stdin already reads the password from the first line of standard input: leave out --password-stdin');
         }
         const level = parseLevel(values['level']);
+        // Before the password is asked for: a taken name would otherwise be refused only after it was typed twice.
+        refuseTakenName({ has: (other) => store.find(other) !== undefined, values: () => store.list() }, name);
         // No client flag: an account for the apps behind the gate, without torrent-client settings.
         const input = await readClientInput(values, io.stdin);
         let client: ClientSettings | undefined;

@@ -58,7 +58,10 @@ export async function readNewPassword(io: PasswordSource, fromStdin: boolean): P
     return first;
   }
   io.stderr.write('New password: ');
-  return readLine(io.stdin);
+  const line = await readLine(io.stdin);
+  // Piped, nothing was typed to end the prompt's line: what the command says next would follow it.
+  io.stderr.write('\n');
+  return line;
 }
 
 function readLine(stream: Readable): Promise<string> {

@@ -24,9 +24,14 @@ export function withNewSessions(user: StoredUser, nowSeconds: number): StoredUse
 
 /** Adds a user; throws UsernameTaken, or UsernameLookAlike for a name that looks like an existing one. */
 export function addUser(view: UserView, user: StoredUser): void {
-  if (view.has(user.username)) throw new UsernameTaken();
-  refuseLookAlike(view, user.username, undefined);
+  refuseTakenName(view, user.username);
   view.set(user);
+}
+
+/** Throws what addUser would for `username` (UsernameTaken, UsernameLookAlike): to refuse before asking for a password. */
+export function refuseTakenName(view: Pick<UserView, 'has' | 'values'>, username: string): void {
+  if (view.has(username)) throw new UsernameTaken();
+  refuseLookAlike(view, username, undefined);
 }
 
 /**
@@ -34,7 +39,7 @@ export function addUser(view: UserView, user: StoredUser): void {
  * `renamed`, the account taking it) only in case, width or invisible characters (validate/look-alike.ts).
  * Only new names are judged: accounts that already look alike stay as they are.
  */
-function refuseLookAlike(view: UserView, username: string, renamed: string | undefined): void {
+function refuseLookAlike(view: Pick<UserView, 'values'>, username: string, renamed: string | undefined): void {
   const key = lookAlikeKeyOf(username);
   for (const user of view.values()) {
     if (user.username !== renamed && lookAlikeKeyOf(user.username) === key) throw new UsernameLookAlike();
