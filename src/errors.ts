@@ -134,10 +134,11 @@ export class HostNotAllowed extends refusal<string>('HOST_NOT_ALLOWED', 403,
  * (docs/contract/links-and-sessions.md "Using a link"): one code, and one message for each reason,
  * which the join and reset pages show.
  */
-const LINK_PROBLEMS: Readonly<Record<'expired' | 'spent' | 'withdrawn' | 'unknown', string>> = {
+const LINK_PROBLEMS: Readonly<Record<'expired' | 'spent' | 'withdrawn' | 'replaced' | 'unknown', string>> = {
   expired: 'This link has expired; ask for a new one.',
   spent: 'This link has already been used; each link works once.',
   withdrawn: 'This link was withdrawn; ask for a new one.',
+  replaced: 'A newer link was made for this account and replaced this one; use the newest link you were sent.',
   unknown: 'This link is not valid; check that the whole link was copied.',
 };
 export class InvitationInvalid extends refusal<keyof typeof LINK_PROBLEMS>('INVITATION_INVALID', 401,

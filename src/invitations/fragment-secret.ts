@@ -1,12 +1,18 @@
 /**
  * Browser code for the join and reset pages: the link's secret, taken from the URL fragment (which
- * no request carries, so no proxy or app log sees it), and then taken off the address bar, so that
- * it is not left in the history, a bookmark or a screenshot. '' when the fragment holds none.
+ * no request carries, so no proxy or app log sees it, nor a Referer), and then taken off the address
+ * bar, so that it is not left in a bookmark, a copied address or a screenshot. It stays in this tab's
+ * history entry (history.state, which no other page and no request can read), so a reload finds it
+ * again; a spent or refused secret opens nothing, so it may stay there. '' when neither holds one.
  */
 export const SECRET_FROM_FRAGMENT = `
 var secretFromFragment = function () {
   var text = location.hash.replace(/^#/, '');
-  if (text !== '' && window.history && history.replaceState) history.replaceState(null, '', location.pathname + location.search);
+  var kept = window.history && history.state !== null && typeof history.state === 'object' && typeof history.state.linkSecret === 'string'
+    ? history.state.linkSecret
+    : '';
+  if (text === '') text = kept;
+  if (text !== '' && window.history && history.replaceState) history.replaceState({ linkSecret: text }, '', location.pathname + location.search);
   try {
     return decodeURIComponent(text).trim();
   } catch (error) {

@@ -26,8 +26,11 @@ const DIGEST_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 /** How the API and the users page name the maker of links made with `gatehouse users invite`: whoever holds the data directory. */
 export const COMMAND_LINE_MAKER = '(command line)';
 
-/** Why a link opens nothing (each has its own message: errors.ts InvitationInvalid). */
-export type LinkProblem = 'expired' | 'spent' | 'withdrawn' | 'unknown';
+/**
+ * Why a link opens nothing (each has its own message: errors.ts InvitationInvalid). `replaced`: a reset
+ * link withdrawn by a newer one for its account; the file says `withdrawn`, the newer link tells them apart.
+ */
+export type LinkProblem = 'expired' | 'spent' | 'withdrawn' | 'replaced' | 'unknown';
 
 const checkClosed = objectOf(
   { reason: oneOf(['spent', 'withdrawn'] as const), at: unixSeconds },
@@ -125,11 +128,22 @@ export const EMPTY_LINKS: LinksDocument = { format: 1, links: [] };
 
 export const isOpenLink = (link: Link, nowSeconds: number): boolean => link.closed === undefined && link.expiresAt > nowSeconds;
 
-/** Why `link` (found by its secret's digest, or not found) opens nothing at `nowSeconds`, or undefined when it is open. */
-export function problemOf(link: Link | undefined, nowSeconds: number): LinkProblem | undefined {
+/**
+ * Why `link` (found by its secret's digest, or not found) opens nothing at `nowSeconds`, or undefined
+ * when it is open; `links`, the file's, tell a replaced reset link from a withdrawn one. Only a holder
+ * of the link's own secret is told: a guess is `unknown`.
+ */
+export function problemOf(link: Link | undefined, nowSeconds: number, links: readonly Link[]): LinkProblem | undefined {
   if (link === undefined) return 'unknown';
-  if (link.closed !== undefined) return link.closed.reason;
+  if (link.closed !== undefined) return wasReplaced(link, links) ? 'replaced' : link.closed.reason;
   return link.expiresAt <= nowSeconds ? 'expired' : undefined;
+}
+
+/** A reset link withdrawn by a newer reset link for its account, made when it was closed (withNewLink). */
+function wasReplaced(link: Link, links: readonly Link[]): boolean {
+  const { closed } = link;
+  return link.kind === 'reset' && closed?.reason === 'withdrawn' && links.some((other) =>
+    other.kind === 'reset' && other.id !== link.id && other.username === link.username && other.createdAt === closed.at);
 }
 
 /**
@@ -161,8 +175,11 @@ function pruned(links: readonly Link[], nowSeconds: number): Link[] {
 export function withNewLink(document: LinksDocument, link: Link, nowSeconds: number, stands: LinkStanding): LinksDocument {
   const links = pruned(document.links, nowSeconds).map((other) => {
     if (!isOpenLink(other, nowSeconds)) return other;
-    const isReplaced = link.kind === 'reset' && other.kind === 'reset' && other.username === link.username;
-    return isReplaced || !stands(other) ? closedLink(other, 'withdrawn', nowSeconds) : other;
+    // A reset link a newer one replaces is closed at the newer one's making, which tells it apart (wasReplaced).
+    if (link.kind === 'reset' && other.kind === 'reset' && other.username === link.username) {
+      return closedLink(other, 'withdrawn', Math.min(nowSeconds, link.createdAt));
+    }
+    return stands(other) ? other : closedLink(other, 'withdrawn', nowSeconds);
   });
   if (links.filter((other) => other.kind === link.kind && isOpenLink(other, nowSeconds)).length >= MAX_OPEN_LINKS) {
     throw link.kind === 'reset' ? new TooManyResetLinks() : new TooManyInvitations();

@@ -52,9 +52,9 @@ const invalid = (kind: LinkKind, problem: LinkProblem): Error =>
  */
 export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string; nowSeconds: () => number; stands: LinkStanding }) {
   const { nowSeconds, stands } = deps;
-  /** Why `link` opens nothing now, or undefined. */
-  const problemNow = (link: Link | undefined): LinkProblem | undefined =>
-    problemOf(link, nowSeconds()) ?? (link === undefined || stands(link) ? undefined : 'withdrawn');
+  /** Why `link` opens nothing now, or undefined; `links` (the file's) tell a replaced reset link apart. */
+  const problemNow = (link: Link | undefined, links: readonly Link[] = store.current.links): LinkProblem | undefined =>
+    problemOf(link, nowSeconds(), links) ?? (link === undefined || stands(link) ? undefined : 'withdrawn');
   const store = await openDocumentStore({
     fs: deps.fs,
     dataDir: deps.dataDir,
@@ -124,7 +124,7 @@ export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string
       return store.change((current) => {
         const now = nowSeconds();
         const latest = current.links.find((other) => other.id === link.id);
-        const problem = latest === undefined ? 'unknown' : problemNow(latest);
+        const problem = latest === undefined ? 'unknown' : problemNow(latest, current.links);
         if (problem !== undefined) throw invalid(link.kind, problem);
         stillValid(latest as L);
         const next = withClosedLink(current, link.kind, link.id, 'spent', now);

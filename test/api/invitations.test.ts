@@ -281,12 +281,12 @@ describe('reset links', () => {
     assertLinkRefused(await post(server, '/api/auth/reset', { secret: made.secret, password: 'third-password' }), 'RESET_LINK_INVALID', new ResetLinkInvalid('spent').message, 'second use');
   });
 
-  it('lasts 24 hours, a newer link withdraws the older, and a credential change since withdraws it', async () => {
+  it('lasts 24 hours, a newer link replaces the older, and a credential change since withdraws it', async () => {
     const user = await createUser(server, root.token);
     const first = await resetLink(user.username);
     const second = await resetLink(user.username);
     const withdrawn = new ResetLinkInvalid('withdrawn').message;
-    assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: first.secret }), 'RESET_LINK_INVALID', withdrawn, 'older link');
+    assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: first.secret }), 'RESET_LINK_INVALID', new ResetLinkInvalid('replaced').message, 'older link');
     const changed = await post(server, '/api/auth/account/password', { password: user.password, newPassword: 'changed-by-owner' }, user.token);
     assert.equal(changed.status, 200, changed.text);
     assertLinkRefused(await post(server, '/api/auth/reset', { secret: second.secret, password: 'pw-1234567890' }), 'RESET_LINK_INVALID', withdrawn, 'after a change');
@@ -294,6 +294,23 @@ describe('reset links', () => {
     server.clock.advanceSeconds(DAY);
     assertLinkRefused(await post(server, '/api/auth/reset', { secret: third.secret, password: 'pw-1234567890' }), 'RESET_LINK_INVALID', new ResetLinkInvalid('expired').message, 'expired');
     assert.equal((await login(server, user.username, 'changed-by-owner')).status, 200);
+  });
+
+  it('tells a link a newer one replaced apart from a withdrawn one, to its holder only', async () => {
+    const user = await createUser(server, root.token);
+    const first = await resetLink(user.username);
+    await resetLink(user.username);
+    const replaced = new ResetLinkInvalid('replaced').message;
+    assert.notEqual(replaced, new ResetLinkInvalid('withdrawn').message);
+    assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: first.secret }), 'RESET_LINK_INVALID', replaced, 'older link (check)');
+    assertLinkRefused(await post(server, '/api/auth/reset', { secret: first.secret, password: 'pw-1234567890' }), 'RESET_LINK_INVALID', replaced, 'older link (reset)');
+    // A credential change withdraws the newest one: no newer link replaced it.
+    const other = await createUser(server, root.token);
+    const changed = await resetLink(other.username);
+    assert.equal((await post(server, '/api/auth/account/password', { password: other.password, newPassword: 'changed-by-owner' }, other.token)).status, 200);
+    assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: changed.secret }), 'RESET_LINK_INVALID', new ResetLinkInvalid('withdrawn').message, 'after a change');
+    // A stranger's guess learns nothing of either.
+    assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: randomBytes(32).toString('base64url') }), 'RESET_LINK_INVALID', new ResetLinkInvalid('unknown').message, 'a guess');
   });
 
   it('is made by administrators only; an unknown account is USER_NOT_FOUND', async () => {

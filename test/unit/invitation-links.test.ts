@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { newSessionKey } from '../../src/auth/session-key.js';
 import { InvitationInvalid, ResetLinkInvalid, StoreWriteFailed, TooManyInvitations, TooManyResetLinks } from '../../src/errors.js';
-import { checkLinksDocument, CLOSED_LINK_RETENTION_SECONDS, LINKS_FILE, MAX_OPEN_LINKS, type Link } from '../../src/invitations/link-file.js';
+import { checkLinksDocument, CLOSED_LINK_RETENTION_SECONDS, LINKS_FILE, MAX_OPEN_LINKS, type Link, type LinkProblem } from '../../src/invitations/link-file.js';
 import { openLinkStore, RESET_LINK_SECONDS, type LinkStore, type MakingAdministrator } from '../../src/invitations/links.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { faultyFileSystem, injected } from '../helpers/faulty-file-system.js';
@@ -45,7 +45,7 @@ const invite = (links: LinkStore, overrides: { username?: string; days?: number 
   });
 
 /** Asserts `action` throws `errorClass` with the message for `problem`. */
-function assertRefused(action: () => unknown, errorClass: typeof InvitationInvalid | typeof ResetLinkInvalid, problem: 'expired' | 'spent' | 'withdrawn' | 'unknown'): void {
+function assertRefused(action: () => unknown, errorClass: typeof InvitationInvalid | typeof ResetLinkInvalid, problem: LinkProblem): void {
   assert.throws(action, (error: unknown) => {
     assert.ok(error instanceof errorClass, String(error));
     assert.equal(error.message, new errorClass(problem).message);
@@ -158,14 +158,14 @@ describe('invitation and reset links', () => {
     await links.makeResetLink({ username: 'alice', sessionKey: newSessionKey(), createdBy: ADMIN });
   });
 
-  it('gives a reset link 24 hours, and a new one for the same account withdraws the earlier', async () => {
+  it('gives a reset link 24 hours, and a new one for the same account replaces the earlier', async () => {
     const { links, clock } = await setUp();
     const sessionKey = newSessionKey();
     const first = await links.makeResetLink({ username: 'alice', sessionKey, createdBy: ADMIN });
     const other = await links.makeResetLink({ username: 'bob', sessionKey: newSessionKey(), createdBy: ADMIN });
     assert.equal(first.expiresAt, START + RESET_LINK_SECONDS);
     const second = await links.makeResetLink({ username: 'alice', sessionKey, createdBy: ADMIN });
-    assertRefused(() => links.find('reset', first.secret), ResetLinkInvalid, 'withdrawn');
+    assertRefused(() => links.find('reset', first.secret), ResetLinkInvalid, 'replaced');
     assert.equal(links.find('reset', second.secret).username, 'alice');
     assert.equal(links.find('reset', other.secret).username, 'bob');
     clock.seconds = START + RESET_LINK_SECONDS;

@@ -1,0 +1,122 @@
+// A household's second day, in a real browser (headless Chromium over --remote-debugging-pipe)
+// through nginx running the app recipe of deploy/: the join and reset pages survive a reload and
+// say when a newer reset link replaced the one opened; the pages say the shortest password before
+// it is typed; withdrawing an invitation asks once and takes its link off the page; two browsers of
+// one kind are told apart in the sessions list; the account page leads administrators to the users
+// page; signing out lands on a page that says so; the sign-in page names its site.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Chromium, type Page, type PageProblem } from '../../helpers/chromium.js';
+import { assertBuilt, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs } from '../../helpers/process.js';
+import { startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
+
+const ADMIN = 'root';
+const ADMIN_PASSWORD = 'root-password-9q';
+
+let browser: Chromium | undefined;
+let stack: Stack;
+let origin = '';
+const pages: Page[] = [];
+
+before(async () => {
+  assertBuilt();
+  browser = await Chromium.launch();
+  stack = await startStack({ proxy: 'nginx', recipe: 'app' });
+  origin = `http://127.0.0.1:${stack.proxy.port}`;
+  const first = await httpCall(stack.gatehouse.port, {
+    method: 'POST', path: '/api/auth/register', body: { username: ADMIN, password: ADMIN_PASSWORD, client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' },
+  });
+  assert.equal(first.status, 200, first.text);
+});
+
+after(async () => {
+  for (const page of pages) await page.close();
+  await browser?.close();
+  await stack?.stop();
+  await stopAllProxies();
+  await killAllChildren();
+  await removeTempDirs();
+});
+
+/** A new browser (a context of its own: its own cookies). */
+async function openBrowser(): Promise<Page> {
+  assert.ok(browser !== undefined, 'chromium started');
+  const page = await browser.newPage();
+  pages.push(page);
+  return page;
+}
+
+/** What the pages reported, less the refusals they are made to meet (signed-out checks, refused links). */
+function unexpectedProblems(page: Page): PageProblem[] {
+  const expected = [/status of 401 .*\/api\/auth\/(verify|authenticate|account|account\/sessions|join\/check|reset\/check)$/];
+  return page.problems.filter((problem) => !(problem.source === 'log:network' && expected.some((pattern) => pattern.test(problem.text))));
+}
+
+/** Fills the fields of a shown form by id and submits it as a person would (the browser's own checks first). */
+async function fill(page: Page, formId: string, values: Record<string, string>): Promise<void> {
+  await page.waitFor(`(() => { const form = document.getElementById(${JSON.stringify(formId)}); return form !== null && !form.hidden && form.offsetParent !== null; })()`);
+  await page.evaluate(`(() => {
+    const values = ${JSON.stringify(values)};
+    for (const id of Object.keys(values)) document.getElementById(id).value = values[id];
+    document.getElementById(${JSON.stringify(formId)}).requestSubmit();
+    return true;
+  })()`);
+}
+
+/** The shown text of element `id`, once there is some. */
+const shownText = (page: Page, id: string): Promise<string> =>
+  page.waitFor<string>(`(() => { const m = document.getElementById(${JSON.stringify(id)}); return m && !m.hidden && m.offsetParent !== null && m.textContent !== '' ? m.textContent : ''; })()`);
+
+/** Reloads the page as the browser's reload button does, and waits for the new document. */
+async function reload(page: Page): Promise<void> {
+  await page.evaluate(`(window.beforeReload = true)`);
+  await page.send('Page.reload', {});
+  await page.waitFor(`document.readyState === 'complete' && window.beforeReload === undefined`);
+}
+
+/** An administrator's API call through the proxy with a session cookie. */
+async function adminCall(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const signedIn = await httpCall(stack.proxy.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: ADMIN, password: ADMIN_PASSWORD } });
+  assert.ok(signedIn.cookieToken !== undefined, signedIn.text);
+  const answer = await httpCall(stack.proxy.port, { method, path, token: signedIn.cookieToken, ...(body === undefined ? {} : { body }) });
+  return { status: answer.status, json: (answer.json ?? {}) as Record<string, unknown> };
+}
+
+describe('the join and reset pages, day two', () => {
+  it('the join page survives a reload: the secret is off the address bar but still opens the invitation', async () => {
+    const made = await adminCall('POST', '/api/auth/invites', { username: 'dana', level: 'USER' });
+    assert.equal(made.status, 200);
+    const page = await openBrowser();
+    await page.navigate(String(made.json['url']));
+    await page.waitFor(`!document.getElementById('join').hidden`);
+    assert.equal(await page.evaluate(`location.hash`), '', 'the secret is taken off the address bar');
+    await reload(page);
+    await page.waitFor(`!document.getElementById('join').hidden || !document.getElementById('problem').hidden`);
+    assert.equal(await page.evaluate(`document.getElementById('problem').hidden`), true, await page.evaluate<string>(`document.getElementById('problem').textContent`));
+    assert.equal(await page.evaluate(`document.getElementById('invited-name').textContent`), 'dana');
+    assert.equal(await page.evaluate(`location.href`), `${origin}/gatehouse/join`);
+    await fill(page, 'join', { password: 'dana-password-9q', repeat: 'dana-password-9q' });
+    await page.waitFor(`!document.getElementById('welcome').hidden`);
+    // Reloaded once more, the spent link says so instead of calling itself not valid.
+    await reload(page);
+    assert.equal(await shownText(page, 'problem'), 'This link has already been used; each link works once.');
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
+
+  it('the reset page survives a reload, and a link a newer one replaced says so', async () => {
+    assert.equal((await adminCall('POST', '/api/auth/users', { username: 'eddie', password: 'eddie-password-9q', level: 'USER' })).status, 200);
+    const older = await adminCall('POST', '/api/auth/users/eddie/reset-link', {});
+    const newer = await adminCall('POST', '/api/auth/users/eddie/reset-link', {});
+    const page = await openBrowser();
+    await page.navigate(String(older.json['url']));
+    assert.equal(await shownText(page, 'problem'), 'A newer link was made for this account and replaced this one; use the newest link you were sent.');
+    assert.equal(await page.evaluate(`document.getElementById('reset').hidden`), true, 'nothing to fill in');
+    const current = await openBrowser();
+    await current.navigate(String(newer.json['url']));
+    await current.waitFor(`!document.getElementById('reset').hidden`);
+    await reload(current);
+    await current.waitFor(`!document.getElementById('reset').hidden || !document.getElementById('problem').hidden`);
+    assert.equal(await current.evaluate(`document.getElementById('reset-name').textContent`), 'eddie');
+    assert.deepEqual(unexpectedProblems(current), []);
+  });
+});
