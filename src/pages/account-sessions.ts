@@ -1,9 +1,27 @@
 // The account page's sessions (docs/contract/links-and-sessions.md "Sessions"): every place the
-// account is signed in, this browser marked, each with an End button (a second click confirms); and
-// the section the join page links to, shown once the page is drawn. Browser code that runs inside the
-// account page's script (pages/account.ts), after its helpers: item, fill, send, reload, toSignIn, when.
+// account is signed in, this browser marked, each with an End button (a second click confirms), and
+// log out everywhere; and the section the join page links to, shown once the page is drawn. Browser
+// code that runs inside the account page's script (pages/account.ts), after its helpers: item, fill,
+// send, reload, toSignIn, when, onSecondClick.
+import type { PageSection } from './shell.js';
 
-export const SESSIONS_SCRIPT = `
+const BODY = `
+<section id="sessions-section">
+<h2>Sessions</h2>
+<p class="muted">Where this account is signed in. End any you do not recognise.</p>
+<ul id="session-list" class="items"></ul>
+<p id="sessions-message" class="message" role="alert" hidden></p>
+<p>Or end every session of this account on every device, this one included:</p>
+<button type="button" id="logout-everywhere" class="danger">Log out everywhere</button>
+</section>
+`;
+
+const STYLE = `
+.here{display:inline-block;margin-left:.5rem;padding:.05rem .5rem;border-radius:999px;background:#e6f4ea;color:#1e5b2f;font-size:.8rem;font-weight:400}
+@media (prefers-color-scheme:dark){.here{background:#1d3b26;color:#d3f5dc}}
+`;
+
+const SCRIPT = `
 var factorsOf = function (amr) {
   var has = function (value) { return Array.isArray(amr) && amr.indexOf(value) !== -1; };
   if (has('otp')) return 'password and code';
@@ -40,4 +58,13 @@ var showAskedSection = function () {
   var field = section.querySelector('input:not([hidden]):not([disabled])');
   if (field) field.focus();
 };
+onSecondClick(byId('logout-everywhere'), 'Click again: end every session, this one included', function () {
+  callApi('POST', '../api/auth/account/logout-everywhere', {}).then(function (answer) {
+    if (answer.status === 401 || answer.ok) return toSignIn();
+    byId('logout-everywhere').disabled = false;
+    say(byId('sessions-message'), problemOf(answer));
+  });
+});
 `;
+
+export const SESSIONS_SECTION: PageSection = Object.freeze({ body: BODY, script: SCRIPT, style: STYLE });
