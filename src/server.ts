@@ -159,7 +159,9 @@ export async function startServer(config: Config, options: ServerOptions) {
         allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,
         isPasskeyOffered, sha256Base64, accountUrl: accountPageUrl,
       })),
-      ...pageRoutes('accountPage', buildAccountPage(sha256Base64, { isPasskeyOffered, sections: provider?.accountSections ?? [] })),
+      ...pageRoutes('accountPage', buildAccountPage(sha256Base64, {
+        minPasswordLength: config.passwordMinimums.gatehouse, isPasskeyOffered, sections: provider?.accountSections ?? [],
+      })),
       ...probeRoutes(proxyTrust, origins),
       // The users page calls the /users routes, and passkeys and logout need accounts: authMethod "none" has none.
       ...(config.authMethod === 'none'
@@ -167,7 +169,7 @@ export async function startServer(config: Config, options: ServerOptions) {
         : [
             ...pageRoutes('usersPage', buildUsersPage(sha256Base64, [
               ...(invitations === undefined ? [] : [invitations.usersPage]), ...(provider?.usersSections ?? []),
-            ])),
+            ], { minPasswordLength: config.passwordMinimums.gatehouse })),
             ...passkeyRoutes({
               ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(tokenSecret), relyingParties,
             }),

@@ -2,10 +2,10 @@
 // no request carries) and sent only in JSON bodies; the page first asks what the link is (the name
 // it fixes, or that it expired, was used or withdrawn), then makes the account, then offers a second
 // factor on the account page, whose forms and rules are the ones that apply.
-import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
+import { buildPage, newPasswordFields, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
 import { REFUSED_LINK, SECRET_FROM_FRAGMENT } from './fragment-secret.js';
 
-const BODY = `
+const bodyOf = (minPasswordLength: number): string => `
 <h1>Join</h1>
 <p id="loading" class="muted">Checking the invitation…</p>
 <p id="problem" class="message" role="alert" hidden></p>
@@ -16,10 +16,7 @@ const BODY = `
 <input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="256">
 </div>
 <input id="fixed-username" name="fixed-username" autocomplete="username" hidden>
-<label for="password">Choose a password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required maxlength="1024">
-<label for="repeat">The password again</label>
-<input id="repeat" name="repeat" type="password" autocomplete="new-password" required maxlength="1024">
+${newPasswordFields({ id: 'password', name: 'password', label: 'Choose a password' }, { id: 'repeat', name: 'repeat', label: 'The password again' }, minPasswordLength)}
 <p id="message" class="message" role="alert" hidden></p>
 <button type="submit">Make my account</button>
 <p id="expires" class="muted"></p>
@@ -92,7 +89,7 @@ onSubmit(form, function () {
 check();
 `;
 
-/** The join page, built once at start-up on the shared shell and its CSP. */
-export function buildJoinPage(sha256Base64: Sha256Base64): BuiltPage {
-  return buildPage({ title: 'Join · Gatehouse', body: BODY, script: SCRIPT, style: STYLE }, sha256Base64);
+/** The join page, built once at start-up on the shared shell and its CSP; `minPasswordLength` is the join route's. */
+export function buildJoinPage(sha256Base64: Sha256Base64, options: { readonly minPasswordLength: number }): BuiltPage {
+  return buildPage({ title: 'Join · Gatehouse', body: bodyOf(options.minPasswordLength), script: SCRIPT, style: STYLE }, sha256Base64);
 }

@@ -2,20 +2,17 @@
 // link an administrator made. The secret is read from the fragment and sent only in JSON bodies. A
 // new password ends every session of the account; it does not sign in (the account's second factors
 // still apply at the sign-in page).
-import { buildPage, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
+import { buildPage, newPasswordFields, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
 import { REFUSED_LINK, SECRET_FROM_FRAGMENT } from './fragment-secret.js';
 
-const BODY = `
+const bodyOf = (minPasswordLength: number): string => `
 <h1>New password</h1>
 <p id="loading" class="muted">Checking the link…</p>
 <p id="problem" class="message" role="alert" hidden></p>
 <form id="reset" method="post" hidden>
 <p>Set a new password for <strong id="reset-name"></strong>.</p>
 <input id="username" name="username" autocomplete="username" hidden>
-<label for="password">New password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" required maxlength="1024">
-<label for="repeat">The new password again</label>
-<input id="repeat" name="repeat" type="password" autocomplete="new-password" required maxlength="1024">
+${newPasswordFields({ id: 'password', name: 'password', label: 'New password' }, { id: 'repeat', name: 'repeat', label: 'The new password again' }, minPasswordLength)}
 <p id="message" class="message" role="alert" hidden></p>
 <button type="submit">Set the new password</button>
 <p class="muted">Every session of this account ends. Its authenticator app and passkeys stay as they are.</p>
@@ -62,7 +59,7 @@ onSubmit(form, function () {
 check();
 `;
 
-/** The reset page, built once at start-up on the shared shell and its CSP. */
-export function buildResetPage(sha256Base64: Sha256Base64): BuiltPage {
-  return buildPage({ title: 'New password · Gatehouse', body: BODY, script: SCRIPT }, sha256Base64);
+/** The reset page, built once at start-up on the shared shell and its CSP; `minPasswordLength` is the reset route's. */
+export function buildResetPage(sha256Base64: Sha256Base64, options: { readonly minPasswordLength: number }): BuiltPage {
+  return buildPage({ title: 'New password · Gatehouse', body: bodyOf(options.minPasswordLength), script: SCRIPT }, sha256Base64);
 }

@@ -22,8 +22,8 @@ export async function openInvitations(
   return {
     routes: [
       ...invitationRoutes({ ...deps, links }),
-      ...pageRoutes('joinPage', buildJoinPage(deps.sha256Base64)),
-      ...pageRoutes('resetPage', buildResetPage(deps.sha256Base64)),
+      ...pageRoutes('joinPage', buildJoinPage(deps.sha256Base64, { minPasswordLength: deps.config.passwordMinimums.gatehouse })),
+      ...pageRoutes('resetPage', buildResetPage(deps.sha256Base64, { minPasswordLength: deps.config.passwordMinimums.gatehouse })),
     ],
     usersPage: INVITATIONS_USERS_PAGE,
     close: () => links.close(),

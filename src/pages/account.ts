@@ -6,9 +6,9 @@ import { PASSKEYS_SECTION } from './account-passkeys.js';
 import { SESSIONS_SECTION } from './account-sessions.js';
 import { TOKENS_SECTION } from './account-tokens.js';
 import { TOTP_SECTION } from './account-totp.js';
-import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
+import { buildPage, newPasswordFields, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 
-const BODY = `
+const bodyOf = (minPasswordLength: number): string => `
 <h1>Your account</h1>
 <p id="loading" class="muted">Loading…</p>
 <p id="status" class="message" role="alert" hidden></p>
@@ -21,10 +21,7 @@ const BODY = `
 <input name="username" autocomplete="username" hidden>
 <label for="current-password">Current password</label>
 <input id="current-password" name="password" type="password" autocomplete="current-password" required>
-<label for="new-password">New password</label>
-<input id="new-password" name="newPassword" type="password" autocomplete="new-password" required>
-<label for="repeat-password">New password again</label>
-<input id="repeat-password" name="repeat" type="password" autocomplete="new-password" required>
+${newPasswordFields({ id: 'new-password', name: 'newPassword', label: 'New password' }, { id: 'repeat-password', name: 'repeat', label: 'New password again' }, minPasswordLength)}
 <button type="submit">Change password</button>
 </form>
 <p id="password-message" class="message" role="alert" hidden></p>
@@ -151,12 +148,14 @@ const OWN_SECTIONS: readonly PageSection[] = [TOTP_SECTION, PASSKEYS_SECTION, TO
  * The account page, built once at start-up; data: images only, for the TOTP QR code. With
  * `isPasskeyOffered` false (passkeys off, webauthn/relying-party.ts) it offers none. `sections`
  * (OpenID Connect's name and e-mail) go before the sessions section, their scripts after the page's own.
+ * `minPasswordLength`: the shortest new password the account's route takes.
  */
 export function buildAccountPage(
-  sha256Base64: Sha256Base64, options: { readonly isPasskeyOffered?: boolean; readonly sections?: readonly PageSection[] } = {},
+  sha256Base64: Sha256Base64,
+  options: { readonly minPasswordLength: number; readonly isPasskeyOffered?: boolean; readonly sections?: readonly PageSection[] },
 ): BuiltPage {
   const sections = [...OWN_SECTIONS, ...(options.sections ?? []), SESSIONS_SECTION];
-  const body = BODY.replace('<!-- sections -->', sections.map((section) => section.body).join(''));
+  const body = bodyOf(options.minPasswordLength).replace('<!-- sections -->', sections.map((section) => section.body).join(''));
   const sectionScripts = sections.map((section) => section.script).join('');
   const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};\n${PAGE_HELPERS}${SCRIPT}${sectionScripts}\nreload();\n`;
   const style = `${STYLE}${sections.map((section) => section.style ?? '').join('')}`;

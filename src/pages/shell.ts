@@ -86,6 +86,27 @@ export function scriptJson(value: unknown): string {
   );
 }
 
+/** A field for a new password; `label` is HTML written in this repository. */
+export interface NewPasswordField {
+  readonly id: string;
+  readonly name: string;
+  readonly label: string;
+}
+
+/**
+ * The fields of a new password and its repetition: the shortest length said in the first label
+ * before anything is typed, and kept as minlength on both, so the browser says it before a round
+ * trip (the server decides: config.ts PasswordMinimums).
+ */
+export function newPasswordFields(first: NewPasswordField, repeat: NewPasswordField, minLength: number): string {
+  const input = (field: NewPasswordField): string =>
+    `<input id="${field.id}" name="${field.name}" type="password" autocomplete="new-password" required minlength="${minLength}" maxlength="1024">`;
+  return `<label for="${first.id}">${first.label} <span class="muted">(at least ${minLength} characters)</span></label>
+${input(first)}
+<label for="${repeat.id}">${repeat.label}</label>
+${input(repeat)}`;
+}
+
 /**
  * Browser code every page's script starts with: JSON calls on relative paths, messages and
  * elements written as text, forms made busy, and the base64url and WebAuthn JSON conversions the

@@ -6,7 +6,7 @@
 // page holds no authority of its own: the API decides who may do what, the page only shows it.
 import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 
-const BODY = `
+const bodyOf = (minPasswordLength: number): string => `
 <h1>Users</h1>
 <p id="problem" class="message" role="alert" hidden></p>
 <p id="status" class="message note" role="status" hidden></p>
@@ -17,8 +17,8 @@ const BODY = `
 <form id="add" autocomplete="off">
 <label for="add-username">Username</label>
 <input id="add-username" name="username" autocomplete="off" required maxlength="256" autocapitalize="none" spellcheck="false">
-<label for="add-password">Password</label>
-<input id="add-password" name="password" type="password" required maxlength="1024" autocomplete="new-password">
+<label for="add-password">Password <span class="muted">(at least ${minPasswordLength} characters)</span></label>
+<input id="add-password" name="password" type="password" required minlength="${minPasswordLength}" maxlength="1024" autocomplete="new-password">
 <label for="add-level">Level</label>
 <select id="add-level" name="level"><option value="USER">User</option><option value="ADMINISTRATOR">Administrator</option></select>
 <label for="add-groups">Groups <span class="muted">(comma-separated; a-z, 0-9, _ and -)</span></label>
@@ -302,12 +302,14 @@ onSubmit(byId('add'), function (form) {
 
 /**
  * Built once at start-up: the same bytes for every administrator (the data comes from the API).
- * `sections` (OpenID Connect's sign-in apps) follow the accounts.
+ * `sections` (OpenID Connect's sign-in apps) follow the accounts; `minPasswordLength` is the shortest
+ * password POST /api/auth/users takes.
  */
-export function buildUsersPage(sha256Base64: Sha256Base64, sections: readonly PageSection[] = []): BuiltPage {
-  const end = BODY.indexOf('</div>\n<p id="signed-in-links"');
+export function buildUsersPage(sha256Base64: Sha256Base64, sections: readonly PageSection[], options: { readonly minPasswordLength: number }): BuiltPage {
+  const page = bodyOf(options.minPasswordLength);
+  const end = page.indexOf('</div>\n<p id="signed-in-links"');
   if (end < 0) throw new TypeError('the users page has no place for its sections');
-  const body = `${BODY.slice(0, end)}${sections.map((section) => section.body).join('')}${BODY.slice(end)}`;
+  const body = `${page.slice(0, end)}${sections.map((section) => section.body).join('')}${page.slice(end)}`;
   const script = `${SCRIPT}${sections.map((section) => section.script).join('')}\nload();\n`;
   const style = `${STYLE}${sections.map((section) => section.style ?? '').join('')}`;
   return buildPage({ title: 'Users · Gatehouse', body, script, style, isWide: true }, sha256Base64);

@@ -67,6 +67,13 @@ async function fill(page: Page, formId: string, values: Record<string, string>):
 const shownText = (page: Page, id: string): Promise<string> =>
   page.waitFor<string>(`(() => { const m = document.getElementById(${JSON.stringify(id)}); return m && !m.hidden && m.offsetParent !== null && m.textContent !== '' ? m.textContent : ''; })()`);
 
+/** Signs in on the sign-in page, which goes on to `rd`. */
+async function signIn(page: Page, username: string, password: string, rd: string): Promise<void> {
+  await page.navigate(`${origin}/login?rd=${encodeURIComponent(rd)}`);
+  await fill(page, 'login', { username, password });
+  await page.waitForUrl((url) => url.href === rd);
+}
+
 /** Reloads the page as the browser's reload button does, and waits for the new document. */
 async function reload(page: Page): Promise<void> {
   await page.evaluate(`(window.beforeReload = true)`);
@@ -118,5 +125,52 @@ describe('the join and reset pages, day two', () => {
     await current.waitFor(`!document.getElementById('reset').hidden || !document.getElementById('problem').hidden`);
     assert.equal(await current.evaluate(`document.getElementById('reset-name').textContent`), 'eddie');
     assert.deepEqual(unexpectedProblems(current), []);
+  });
+});
+
+describe('the shortest password, said before it is typed', () => {
+  it('the join, reset, account and users pages name it beside the field and carry it as minlength', async () => {
+    const invitation = await adminCall('POST', '/api/auth/invites', { level: 'USER' });
+    assert.equal((await adminCall('POST', '/api/auth/users', { username: 'fran', password: 'fran-password-9q', level: 'USER' })).status, 200);
+    const reset = await adminCall('POST', '/api/auth/users/fran/reset-link', {});
+    const stranger = await openBrowser();
+    const admin = await openBrowser();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/account`);
+    const cases: ReadonlyArray<readonly [Page, string, string, string]> = [
+      [stranger, String(invitation.json['url']), 'password', 'repeat'],
+      [stranger, String(reset.json['url']), 'password', 'repeat'],
+      [admin, `${origin}/gatehouse/account`, 'new-password', 'repeat-password'],
+      [admin, `${origin}/gatehouse/users`, 'add-password', ''],
+    ];
+    for (const [page, url, field, repeat] of cases) {
+      await page.navigate(url);
+      await page.waitFor(`(() => { const field = document.getElementById(${JSON.stringify(field)}); return field !== null && field.offsetParent !== null; })()`);
+      const seen = await page.evaluate<{ label: string; minLength: number; repeatMinLength: number }>(`(() => ({
+        label: document.querySelector('label[for=${field}]').textContent,
+        minLength: document.getElementById(${JSON.stringify(field)}).minLength,
+        repeatMinLength: ${repeat === '' ? '12' : `document.getElementById(${JSON.stringify(repeat)}).minLength`},
+      }))()`);
+      assert.match(seen.label, /\(at least 12 characters\)$/, url);
+      assert.equal(seen.minLength, 12, url);
+      assert.equal(seen.repeatMinLength, 12, url);
+    }
+  });
+
+  it('the join page does not send a shorter password: the browser says so first, and the invitation stays open', async () => {
+    const invitation = await adminCall('POST', '/api/auth/invites', { username: 'gail', level: 'USER' });
+    const page = await openBrowser();
+    await page.navigate(String(invitation.json['url']));
+    await page.waitFor(`!document.getElementById('join').hidden`);
+    for (const id of ['password', 'repeat']) {
+      await page.evaluate(`(document.getElementById(${JSON.stringify(id)}).focus(), true)`);
+      await page.send('Input.insertText', { text: 'eleven-char' });
+    }
+    const isValid = await page.evaluate<boolean>(`(() => { const form = document.getElementById('join'); form.requestSubmit(); return form.checkValidity(); })()`);
+    assert.equal(isValid, false);
+    assert.equal(await page.evaluate(`document.getElementById('password').validity.tooShort`), true);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(await page.evaluate(`document.getElementById('welcome').hidden`), true, 'no account was made');
+    const check = await httpCall(stack.proxy.port, { method: 'POST', path: '/api/auth/join/check', body: { secret: String(invitation.json['url']).split('#')[1] } });
+    assert.equal(check.status, 200, check.text);
   });
 });

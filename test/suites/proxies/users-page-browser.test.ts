@@ -35,7 +35,7 @@ before(async () => {
   assert.equal(first.status, 200, first.text);
   adminToken = first.cookieToken ?? '';
   assert.equal((await api('POST', '/api/auth/users', { username: 'wiki-reader', password: 'wiki-reader-pw', level: 'USER', groups: ['family', 'media'] })).status, 200);
-  assert.equal((await api('POST', '/api/auth/users', { username: 'Ünïcödé <b>name</b>', password: 'odd-name-pw', level: 5 })).status, 200);
+  assert.equal((await api('POST', '/api/auth/users', { username: 'Ünïcödé <b>name</b>', password: 'odd-name-password', level: 5 })).status, 200);
   const reader = await httpCall(gatehouse.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: 'wiki-reader', password: 'wiki-reader-pw' } });
   assert.equal((await api('POST', '/api/auth/account/tokens', { name: 'backup', password: 'wiki-reader-pw' }, reader.cookieToken)).status, 200);
 });
