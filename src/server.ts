@@ -141,7 +141,7 @@ export async function startServer(config: Config, options: ServerOptions) {
     // OpenID Connect (src/oidc/): only with --public-url, its issuer, and accounts to sign in with.
     const provider = config.authMethod === 'none' ? undefined : await openProvider({ ...deps, fs, sha256Base64 });
     // Invitations and reset links make accounts: authMethod "none" has none.
-    const invitations = config.authMethod === 'none' ? undefined : await openInvitations({ ...deps, fs, sha256Base64 });
+    const invitations = config.authMethod === 'none' ? undefined : await openInvitations({ ...deps, fs, sha256Base64, isPasskeyOffered });
     const apiRoutes = [
       ...authRoutes({ ...deps, offlineInstruction }),
       ...accountRoutes(deps),

@@ -25,7 +25,8 @@ ${newPasswordFields({ id: 'password', name: 'password', label: 'Choose a passwor
 <p class="message done">Your account <strong id="welcome-name"></strong> is ready, and you are signed in.</p>
 <p>Protect it with a second factor now, so that a password alone cannot open it:</p>
 <p><a id="to-totp" class="button" href="account#totp-section">Set up an authenticator app</a></p>
-<p><a id="to-passkey" class="button" href="account#passkeys-section">Add a passkey</a></p>
+<p id="passkey-offer" hidden><a id="to-passkey" class="button" href="account#passkeys-section">Add a passkey</a></p>
+<p id="passkey-why" class="message note" hidden></p>
 <p class="muted"><a href="account">Later: go to my account</a></p>
 </div>
 `;
@@ -37,6 +38,11 @@ a.button:focus-visible{outline:2px solid #3465d9;outline-offset:1px}
 
 const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}${REFUSED_LINK}
 var form = byId('join');
+// A passkey is offered only where one can be made (PASSKEYS_OFFERED: passkeys on at the server); where
+// the page is not a secure context, it says why instead. With passkeys off, nothing mentions them.
+var passkeyProblem = PASSKEYS_OFFERED ? passkeyContextProblem() : '';
+byId('passkey-offer').hidden = !PASSKEYS_OFFERED || passkeyProblem !== '';
+if (passkeyProblem !== '') say(byId('passkey-why'), passkeyProblem + ' The authenticator app works here.', 'note');
 var problem = byId('problem');
 var message = byId('message');
 var secret = secretFromFragment();
@@ -89,7 +95,11 @@ onSubmit(form, function () {
 check();
 `;
 
-/** The join page, built once at start-up on the shared shell and its CSP; `minPasswordLength` is the join route's. */
-export function buildJoinPage(sha256Base64: Sha256Base64, options: { readonly minPasswordLength: number }): BuiltPage {
-  return buildPage({ title: 'Join · Gatehouse', body: bodyOf(options.minPasswordLength), script: SCRIPT, style: STYLE }, sha256Base64);
+/**
+ * The join page, built once at start-up on the shared shell and its CSP; `minPasswordLength` is the
+ * join route's; `isPasskeyOffered` false (passkeys off, webauthn/relying-party.ts) offers none.
+ */
+export function buildJoinPage(sha256Base64: Sha256Base64, options: { readonly minPasswordLength: number; readonly isPasskeyOffered: boolean }): BuiltPage {
+  const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered};\n${SCRIPT}`;
+  return buildPage({ title: 'Join · Gatehouse', body: bodyOf(options.minPasswordLength), script, style: STYLE }, sha256Base64);
 }

@@ -14,7 +14,7 @@ import { INVITATIONS_USERS_PAGE } from './users-page-section.js';
  * part of the users page. Throws DocumentCorrupt when invitations.json cannot be loaded.
  */
 export async function openInvitations(
-  deps: RouteDeps & { readonly fs: StoreFileSystem; readonly sha256Base64: Sha256Base64 },
+  deps: RouteDeps & { readonly fs: StoreFileSystem; readonly sha256Base64: Sha256Base64; readonly isPasskeyOffered: boolean },
 ): Promise<{ readonly routes: Route[]; readonly usersPage: PageSection; close(): Promise<void> }> {
   const links = await openLinkStore({
     fs: deps.fs, dataDir: deps.config.dataDir, nowSeconds: () => Math.floor(deps.now() / 1000), stands: linkStandingOf(deps.store),
@@ -22,7 +22,9 @@ export async function openInvitations(
   return {
     routes: [
       ...invitationRoutes({ ...deps, links }),
-      ...pageRoutes('joinPage', buildJoinPage(deps.sha256Base64, { minPasswordLength: deps.config.passwordMinimums.gatehouse })),
+      ...pageRoutes('joinPage', buildJoinPage(deps.sha256Base64, {
+        minPasswordLength: deps.config.passwordMinimums.gatehouse, isPasskeyOffered: deps.isPasskeyOffered,
+      })),
       ...pageRoutes('resetPage', buildResetPage(deps.sha256Base64, { minPasswordLength: deps.config.passwordMinimums.gatehouse })),
     ],
     usersPage: INVITATIONS_USERS_PAGE,

@@ -11,12 +11,15 @@ const BODY = `
 <p id="passkeys-about" class="muted">Sign in with your device's screen lock or a security key, instead of a password and a code.</p>
 <ul id="passkey-list" class="items"></ul>
 <p id="no-passkeys" class="muted" hidden>No passkeys yet.</p>
+<p id="passkey-why" class="message note" hidden></p>
 <form id="passkey-add" method="post">
-<label for="passkey-password">Your password, to add or remove a passkey</label>
+<label id="passkey-password-label" for="passkey-password">Your password, to add or remove a passkey</label>
 <input id="passkey-password" name="password" type="password" autocomplete="current-password" required>
+<div id="passkey-new">
 <label for="passkey-name">Name for a new passkey</label>
 <input id="passkey-name" name="name" autocomplete="off" maxlength="64" placeholder="e.g. Phone, YubiKey" required>
 <button type="submit">Add a passkey</button>
+</div>
 </form>
 <p id="passkey-message" class="message" role="alert" hidden></p>
 </section>
@@ -40,18 +43,22 @@ onAccount.push(function (account) {
       change(byId('passkey-add'), byId('passkey-message'), 'DELETE', path, { password: password.value }, 'Passkey removed.');
     });
   }), byId('no-passkeys'));
-  // Passkeys off on this server: none is offered; those the account still has are listed.
+  // None is offered where none can be made: passkeys off on this server (then those the account still
+  // has are listed as off), or a page that is not a secure context (then it says why). The password
+  // field stays while there is a passkey to remove.
+  var canAdd = PASSKEYS_OFFERED && passkeyProblem === '';
+  byId('passkey-new').hidden = !canAdd;
+  byId('passkey-add').hidden = !canAdd && passkeys.length === 0;
+  byId('passkey-password-label').textContent = canAdd ? 'Your password, to add or remove a passkey' : 'Your password, to remove a passkey';
   if (!PASSKEYS_OFFERED) {
-    ['passkey-add', 'passkeys-about', 'no-passkeys'].forEach(function (id) { byId(id).hidden = true; });
+    ['passkeys-about', 'no-passkeys'].forEach(function (id) { byId(id).hidden = true; });
     byId('passkeys-off').hidden = false;
     byId('passkeys-section').hidden = passkeys.length === 0;
   }
 });
 
-if (!window.PublicKeyCredential || !navigator.credentials) {
-  setBusy(byId('passkey-add'), true);
-  say(byId('passkey-message'), 'This browser cannot make passkeys here (they need https, or localhost).', 'note');
-}
+var passkeyProblem = PASSKEYS_OFFERED ? passkeyContextProblem() : '';
+if (passkeyProblem !== '') say(byId('passkey-why'), passkeyProblem + ' Set up an authenticator app instead, or add a passkey from an https address of this page.', 'note');
 onSubmit(byId('passkey-add'), function (form) {
   var name = form.elements.name.value.trim();
   var message = byId('passkey-message');

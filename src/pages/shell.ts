@@ -167,6 +167,17 @@ var problemOf = function (answer) {
   if (body !== null && typeof body === 'object' && typeof body.message === 'string' && body.message !== '') return body.message;
   return 'The request failed (' + answer.status + ').';
 };
+/**
+ * Why this page can make no passkey, or '' when it can: WebAuthn exists only in a secure context
+ * (https, or http on localhost), and not in every browser.
+ */
+var passkeyContextProblem = function () {
+  if (window.isSecureContext === false) {
+    return 'No passkey can be made here: browsers make and use passkeys only over https (or on localhost), and this page was opened over plain http at ' + location.host + '.';
+  }
+  if (!window.PublicKeyCredential || !navigator.credentials) return 'This browser cannot make passkeys.';
+  return '';
+};
 var codeOf = function (answer) {
   var body = answer.body;
   return body !== null && typeof body === 'object' && typeof body.code === 'string' ? body.code : '';

@@ -174,3 +174,44 @@ describe('the shortest password, said before it is typed', () => {
     assert.equal(check.status, 200, check.text);
   });
 });
+
+describe('no offer that cannot work', () => {
+  it('over plain http to a host name, the join and account pages offer no passkey and say why', async () => {
+    const made = await adminCall('POST', '/api/auth/invites', { username: 'hank', level: 'USER' });
+    const secret = String(made.json['url']).split('#')[1];
+    // gatehouse.test resolves to 127.0.0.1 in the test browser: plain http to a name is not a secure context.
+    const insecure = `http://gatehouse.test:${stack.proxy.port}`;
+    const page = await openBrowser();
+    await page.navigate(`${insecure}/gatehouse/join#${secret}`);
+    await fill(page, 'join', { password: 'hank-password-9q', repeat: 'hank-password-9q' });
+    await page.waitFor(`!document.getElementById('welcome').hidden`);
+    assert.equal(await page.evaluate(`document.getElementById('to-passkey').offsetParent === null`), true, 'no passkey offered');
+    assert.match(await shownText(page, 'passkey-why'), /only over https \(or on localhost\).*plain http at gatehouse\.test/);
+    assert.equal(await page.evaluate(`document.getElementById('to-totp').offsetParent !== null`), true);
+    await page.evaluate(`(document.getElementById('to-totp').click(), true)`);
+    await page.waitForUrl((url) => url.pathname === '/gatehouse/account');
+    await page.waitFor(`!document.getElementById('account').hidden`);
+    assert.equal(await page.evaluate(`document.getElementById('totp-section').offsetParent !== null`), true, 'the linked section is shown');
+    assert.equal(await page.evaluate(`[...document.querySelectorAll('button')].some((b) => b.offsetParent !== null && /passkey/i.test(b.textContent))`), false, 'no button offers a passkey');
+    assert.match(await shownText(page, 'passkey-why'), /only over https/);
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
+
+  it('on a secure page the join page offers a passkey, and its links lead to sections the account page shows', async () => {
+    const made = await adminCall('POST', '/api/auth/invites', { username: 'iris', level: 'USER' });
+    const page = await openBrowser();
+    await page.navigate(String(made.json['url']));
+    await fill(page, 'join', { password: 'iris-password-9q', repeat: 'iris-password-9q' });
+    await page.waitFor(`!document.getElementById('welcome').hidden`);
+    assert.equal(await page.evaluate(`document.getElementById('passkey-why').hidden`), true);
+    const links = await page.evaluate<string[]>(`[...document.querySelectorAll('#welcome a')].filter((a) => a.offsetParent !== null).map((a) => a.href)`);
+    assert.deepEqual(links.map((link) => new URL(link).hash), ['#totp-section', '#passkeys-section', '']);
+    for (const link of links) {
+      await page.navigate(link);
+      await page.waitFor(`!document.getElementById('account').hidden`);
+      const hash = new URL(link).hash;
+      if (hash !== '') assert.equal(await page.evaluate(`document.querySelector(${JSON.stringify(hash)}).offsetParent !== null`), true, link);
+    }
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
+});

@@ -114,16 +114,44 @@ describe('the pages in Chromium with passkeys off', () => {
     assert.deepEqual(page.problems, []);
   });
 
+  it('offers no passkey on the join page: its link would lead to a section the account page does not show', async () => {
+    const made = await httpCall(gatehouse.port, { method: 'POST', path: '/api/auth/invites', token: withPasskey, body: { username: 'cleo', level: 'USER' } });
+    assert.equal(made.status, 200, made.text);
+    const secret = String((made.json as { url: string }).url).split('#')[1];
+    const page = await openPage(origin, undefined);
+    await page.navigate(`${origin}/gatehouse/join#${secret}`);
+    await page.waitFor(`!document.getElementById('join').hidden`);
+    await page.evaluate(`(() => {
+      document.getElementById('password').value = 'cleo-password-9q';
+      document.getElementById('repeat').value = 'cleo-password-9q';
+      document.getElementById('join').requestSubmit();
+      return true;
+    })()`);
+    await page.waitFor(`!document.getElementById('welcome').hidden`);
+    const text = await visibleText(page);
+    assert.doesNotMatch(text, /passkey/i, text);
+    assert.match(text, /Set up an authenticator app/);
+    const links = await page.evaluate<string[]>(`[...document.querySelectorAll('#welcome a')].filter((a) => a.offsetParent !== null).map((a) => a.href)`);
+    assert.deepEqual(links.map((link) => new URL(link).hash), ['#totp-section', '']);
+    await page.navigate(links[0] ?? '');
+    await page.waitFor(`!document.getElementById('account').hidden`);
+    assert.equal(await page.evaluate(`document.getElementById('totp-section').offsetParent !== null`), true, 'the linked section is shown');
+    assert.deepEqual(page.problems.filter((problem) => !/status of 401 .*\/api\/auth\/verify$/.test(problem.text)), []);
+  });
+
   it('lists the passkey an account already has, says they are off, and offers none to add', async () => {
     const page = await openPage(home, withPasskey);
     await page.navigate(`${home}/gatehouse/account`);
     await page.waitFor(`!document.getElementById('account').hidden`);
-    assert.equal(await page.evaluate(`document.getElementById('passkey-add').hidden`), true);
+    assert.equal(await page.evaluate(`document.getElementById('passkey-new').hidden`), true);
     assert.equal(await page.evaluate(`document.getElementById('passkeys-off').hidden`), false);
     const text = await visibleText(page);
     assert.match(text, /Passkeys are turned off on this server/);
     assert.match(text, /Laptop/);
     assert.doesNotMatch(text, /Add a passkey/);
+    // The password its Remove button asks for is still there to type.
+    assert.match(text, /Your password, to remove a passkey/);
+    assert.equal(await page.evaluate(`document.getElementById('passkey-password').offsetParent !== null`), true);
     await page.screenshotAt(join(screenshotDir, 'passkeys-off-account-listed-desktop.png'), 1280);
     await page.screenshotAt(join(screenshotDir, 'passkeys-off-account-listed-phone.png'), 390);
     assert.deepEqual(page.problems, []);
