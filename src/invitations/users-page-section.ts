@@ -1,6 +1,8 @@
 // The invitations' part of the users page (pages/users-page.ts): make an invitation (a fixed or a
 // chosen name, level, groups, days); on each account a "Reset link" button; and the open links, both
-// kinds, each with a "Withdraw" button. The links are shown once, to copy and send; the page keeps none.
+// kinds, each with a "Withdraw" button, which asks once (as the page's other removals do) and takes
+// the link off the page if it is the one shown. The links are shown once, to copy and send; the page
+// keeps none.
 import type { PageSection } from '../pages/shell.js';
 import { DEFAULT_INVITATION_DAYS, MAX_INVITATION_DAYS } from './bodies.js';
 
@@ -32,7 +34,10 @@ const BODY = `
 `;
 
 const SCRIPT = `
-var showLink = function (text, url) {
+// The id of the link on the page: withdrawing that link takes it off the page too.
+var shownLink = null;
+var showLink = function (text, url, linkId) {
+  shownLink = linkId;
   byId('new-link-text').textContent = text;
   byId('new-link-url').textContent = url;
   byId('new-link').hidden = false;
@@ -55,9 +60,14 @@ var loadInvitations = function () {
       var kind = isReset ? 'Reset link' : 'Invitation · ' + (isAdministrator(link.level) ? 'Administrator' : 'User') + groups;
       text.appendChild(element('div', 'muted', kind + ' · until ' + when(link.expiresAt) + ' · by ' + String(link.createdBy)));
       li.appendChild(button('Withdraw', 'small secondary', function (event) {
+        if (!window.confirm('Withdraw ' + what + '? Its link stops working at once.')) return;
         event.target.disabled = true;
         callApi('DELETE', api('invites/' + encodeURIComponent(link.id))).then(function (withdrawn) {
-          if (!withdrawn.ok) return say(problem, problemOf(withdrawn));
+          if (!withdrawn.ok) {
+            event.target.disabled = false;
+            return say(problem, problemOf(withdrawn));
+          }
+          if (shownLink === link.id) byId('new-link').hidden = true;
           say(status, 'Withdrew ' + what + '.', 'done');
           loadInvitations();
         });
@@ -77,7 +87,7 @@ onSubmit(byId('invite'), function (form) {
     if (made === null) return say(problem, problemOf(answer));
     say(problem, '');
     form.reset();
-    showLink('Send this link to ' + (username === '' ? 'the person you invite' : username) + '. It works once, until ' + when(made.expiresAt) + '.', String(made.url));
+    showLink('Send this link to ' + (username === '' ? 'the person you invite' : username) + '. It works once, until ' + when(made.expiresAt) + '.', String(made.url), String(made.id));
     loadInvitations();
   });
 });
@@ -90,7 +100,7 @@ accountActions.push(function (user, actions) {
       if (made === null) return say(problem, problemOf(answer));
       say(problem, '');
       showLink('Send this link to ' + user.username + ' to set a new password. It works once, until ' + when(made.expiresAt) +
-        '; every session of the account ends when it is used.', String(made.url));
+        '; every session of the account ends when it is used.', String(made.url), String(made.id));
       loadInvitations();
     });
   }));

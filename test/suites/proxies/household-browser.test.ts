@@ -215,3 +215,28 @@ describe('no offer that cannot work', () => {
     assert.deepEqual(unexpectedProblems(page), []);
   });
 });
+
+describe('the users page and the account page', () => {
+  it('withdrawing an invitation asks once, and its link leaves the page with it', async () => {
+    const admin = await openBrowser();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/users`);
+    await admin.evaluate(`(() => {
+      window.questions = [];
+      window.answer = false;
+      window.confirm = (question) => { window.questions.push(question); return window.answer; };
+      return true;
+    })()`);
+    await fill(admin, 'invite', { 'invite-username': 'jack', 'invite-level': 'USER', 'invite-groups': '', 'invite-days': '2' });
+    await admin.waitFor(`!document.getElementById('new-link').hidden`);
+    const withdraw = `[...document.querySelectorAll('#invitation-list li')].find((li) => li.textContent.includes('jack')).querySelector('button').click()`;
+    await admin.waitFor(`[...document.querySelectorAll('#invitation-list li')].some((li) => li.textContent.includes('jack'))`);
+    await admin.evaluate(`(${withdraw}, true)`);
+    assert.deepEqual(await admin.evaluate(`window.questions`), ['Withdraw the invitation for jack? Its link stops working at once.']);
+    assert.equal(await admin.evaluate(`document.getElementById('new-link').hidden`), false, 'a No keeps the invitation and its link');
+    await admin.evaluate(`(window.answer = true, ${withdraw}, true)`);
+    await admin.waitFor(`![...document.querySelectorAll('#invitation-list li')].some((li) => li.textContent.includes('jack'))`);
+    assert.equal(await admin.evaluate(`window.questions.length`), 2, 'one question for each click');
+    assert.equal(await admin.evaluate(`document.getElementById('new-link').hidden`), true, 'the withdrawn link is off the page');
+    assert.deepEqual(unexpectedProblems(admin), []);
+  });
+});

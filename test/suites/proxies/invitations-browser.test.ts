@@ -177,6 +177,7 @@ describe('invitations, reset links and sessions in Chromium through nginx', () =
     await fill(admin, 'invite', { 'invite-username': '', 'invite-level': 'USER', 'invite-groups': '', 'invite-days': '1' });
     const link = await admin.waitFor<string>(`!document.getElementById('new-link').hidden && document.getElementById('new-link-url').textContent`);
     await admin.waitFor(`document.querySelectorAll('#invitation-list li').length === 1`);
+    await admin.evaluate(`window.confirm = () => true`);
     await admin.evaluate(`(document.querySelector('#invitation-list li button').click(), true)`);
     await admin.waitFor(`document.querySelectorAll('#invitation-list li').length === 0`);
     const page = await openBrowser();
