@@ -1,8 +1,9 @@
 // The account page's sessions (docs/contract/links-and-sessions.md "Sessions"): every place the
-// account is signed in, this browser marked, each with an End button (a second click confirms), and
-// log out everywhere; and the section the join page links to, shown once the page is drawn. Browser
-// code that runs inside the account page's script (pages/account.ts), after its helpers: item, fill,
-// send, reload, toSignIn, when, onSecondClick.
+// account is signed in (session-entry.ts), each with an End button (a second click confirms), and log
+// out everywhere; and the section the join page links to, shown once the page is drawn. Browser code
+// that runs inside the account page's script (pages/account.ts), after its helpers: item, fill, send,
+// reload, toSignIn, when, onSecondClick.
+import { SESSION_ENTRY, SESSION_ENTRY_STYLE } from './session-entry.js';
 import type { PageSection } from './shell.js';
 
 const BODY = `
@@ -16,24 +17,13 @@ const BODY = `
 </section>
 `;
 
-const STYLE = `
-.here{display:inline-block;margin-left:.5rem;padding:.05rem .5rem;border-radius:999px;background:#e6f4ea;color:#1e5b2f;font-size:.8rem;font-weight:400}
-@media (prefers-color-scheme:dark){.here{background:#1d3b26;color:#d3f5dc}}
-`;
-
-const SCRIPT = `
-var factorsOf = function (amr) {
-  var has = function (value) { return Array.isArray(amr) && amr.indexOf(value) !== -1; };
-  if (has('otp')) return 'password and code';
-  if (has('hwk')) return has('user') ? 'passkey with PIN or biometric' : 'passkey';
-  return 'password';
-};
+const SCRIPT = `${SESSION_ENTRY}
 /** The account's sessions from GET ../api/auth/account/sessions, newest first; this one marked. */
 var renderSessions = function (sessions) {
   fill(byId('session-list'), sessions.map(function (session) {
-    var details = 'Signed in ' + when(session.createdAt) + ' from ' + String(session.address) + ' with ' + factorsOf(session.amr) +
-      ' · last seen ' + when(session.lastSeenAt);
-    var li = item(String(session.browser), details, 'End', 'End the session of ' + String(session.browser), function () {
+    var end = button('End', 'secondary small');
+    end.setAttribute('aria-label', 'End the session of ' + String(session.browser) + ' from ' + String(session.address));
+    onSecondClick(end, 'Click again to end', function () {
       var path = '../api/auth/account/sessions/' + encodeURIComponent(session.id);
       send(null, byId('sessions-message'), 'DELETE', path).then(function (answer) {
         if (answer.status === 401) return;
@@ -43,8 +33,7 @@ var renderSessions = function (sessions) {
         reload();
       });
     });
-    if (session.current === true) li.querySelector('strong').appendChild(element('span', 'here', 'this browser'));
-    return li;
+    return sessionEntry(session, end);
   }));
 };
 // The join page links to a section: once drawn, go there (the browser could not: it was hidden).
@@ -67,4 +56,4 @@ onSecondClick(byId('logout-everywhere'), 'Click again: end every session, this o
 });
 `;
 
-export const SESSIONS_SECTION: PageSection = Object.freeze({ body: BODY, script: SCRIPT, style: STYLE });
+export const SESSIONS_SECTION: PageSection = Object.freeze({ body: BODY, script: SCRIPT, style: SESSION_ENTRY_STYLE });

@@ -4,6 +4,7 @@
 // add a section and per-account actions of their own (UsersPageExtension).
 // Every change is a JSON fetch to ../api/auth/... (relative: works under any base URI), so the
 // page holds no authority of its own: the API decides who may do what, the page only shows it.
+import { SESSION_ENTRY, SESSION_ENTRY_STYLE } from './session-entry.js';
 import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 
 const bodyOf = (minPasswordLength: number): string => `
@@ -67,7 +68,7 @@ ul.sessions li .grow{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
 @media (prefers-color-scheme:dark){ul.sessions,ul.sessions li{border-color:#363c48}select{background:#15181e;border-color:#475063}.tag{background:#1d2b4a;color:#d6e2ff}.tag.admin{background:#4a3a1d;color:#ffe6b3}.tag.off{background:#2a2f39;color:#a3abba}form.edit{border-color:#363c48}}
 `;
 
-const SCRIPT = `${PAGE_HELPERS}
+const SCRIPT = `${PAGE_HELPERS}${SESSION_ENTRY}
 var problem = byId('problem');
 var status = byId('status');
 var list = byId('users');
@@ -80,12 +81,6 @@ var accountActions = [];
 var when = function (ms) {
   var date = new Date(ms);
   return typeof ms !== 'number' || isNaN(date.getTime()) ? 'never' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-};
-var factorsOf = function (amr) {
-  var has = function (value) { return Array.isArray(amr) && amr.indexOf(value) !== -1; };
-  if (has('otp')) return 'password and code';
-  if (has('hwk')) return has('user') ? 'passkey with PIN or biometric' : 'passkey';
-  return 'password';
 };
 
 /** Groups typed as "a, b": trimmed, empty parts dropped; undefined (and a message) when one is not a group name. */
@@ -205,12 +200,7 @@ var showSessions = function (user, list) {
       }));
     }
     answer.body.forEach(function (session) {
-      var li = list.appendChild(element('li'));
-      var text = li.appendChild(element('div', 'grow'));
-      text.appendChild(element('strong', '', String(session.browser)));
-      text.appendChild(element('div', 'muted', 'Signed in ' + when(session.createdAt) + ' from ' + String(session.address) +
-        ' with ' + factorsOf(session.amr) + ' · last seen ' + when(session.lastSeenAt)));
-      li.appendChild(button('End', 'small secondary', function (event) {
+      list.appendChild(sessionEntry(session, button('End', 'small secondary', function (event) {
         event.target.disabled = true;
         callApi('DELETE', path + '/' + encodeURIComponent(session.id)).then(function (ended) {
           if (!ended.ok) return say(problem, problemOf(ended));
@@ -218,7 +208,7 @@ var showSessions = function (user, list) {
           list.textContent = '';
           showSessions(user, list);
         });
-      }));
+      })));
     });
   });
 };
@@ -311,6 +301,6 @@ export function buildUsersPage(sha256Base64: Sha256Base64, sections: readonly Pa
   if (end < 0) throw new TypeError('the users page has no place for its sections');
   const body = `${page.slice(0, end)}${sections.map((section) => section.body).join('')}${page.slice(end)}`;
   const script = `${SCRIPT}${sections.map((section) => section.script).join('')}\nload();\n`;
-  const style = `${STYLE}${sections.map((section) => section.style ?? '').join('')}`;
+  const style = `${STYLE}${SESSION_ENTRY_STYLE}${sections.map((section) => section.style ?? '').join('')}`;
   return buildPage({ title: 'Users · Gatehouse', body, script, style, isWide: true }, sha256Base64);
 }

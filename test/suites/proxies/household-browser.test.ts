@@ -239,4 +239,35 @@ describe('the users page and the account page', () => {
     assert.equal(await admin.evaluate(`document.getElementById('new-link').hidden`), true, 'the withdrawn link is off the page');
     assert.deepEqual(unexpectedProblems(admin), []);
   });
+
+  it('two browsers of one kind are told apart in the sessions list: address, last seen, this browser', async () => {
+    assert.equal((await adminCall('POST', '/api/auth/users', { username: 'kate', password: 'kate-password-9q', level: 'USER' })).status, 200);
+    const phone = await openBrowser();
+    const laptop = await openBrowser();
+    await signIn(phone, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
+    await signIn(laptop, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
+    await laptop.navigate(`${origin}/gatehouse/account#sessions-section`);
+    await laptop.waitFor(`document.querySelectorAll('#session-list li').length === 2`);
+    const entries = await laptop.evaluate<Array<{ text: string; isHere: boolean }>>(`[...document.querySelectorAll('#session-list li')].map((li) => ({ text: li.innerText, isHere: li.querySelector('.here') !== null }))`);
+    assert.deepEqual(entries.map((entry) => entry.isHere).sort(), [false, true], 'one of the two is this browser');
+    for (const entry of entries) {
+      assert.match(entry.text, /Chrome on Linux/);
+      assert.match(entry.text, /From 127\.0\.0\.1 · signed in .+ with password/);
+      assert.match(entry.text, entry.isHere ? /Active now/ : /Last seen /, entry.text);
+    }
+    // The users page marks the administrator's own browser among its own account's sessions the same way.
+    const admin = await openBrowser();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/users`);
+    await admin.waitFor(`document.querySelectorAll('#users li.user').length > 0`);
+    await admin.evaluate(`(() => {
+      const item = [...document.querySelectorAll('#users li.user')].find((li) => li.querySelector('.user-name').textContent === ${JSON.stringify(ADMIN)});
+      [...item.querySelectorAll('button')].find((b) => b.textContent === 'Sessions').click();
+      return true;
+    })()`);
+    await admin.waitFor(`document.querySelectorAll('ul.sessions li.session').length > 0`);
+    assert.equal(await admin.evaluate(`document.querySelectorAll('ul.sessions li.session .here').length`), 1, 'this browser is marked once');
+    assert.match(await admin.evaluate<string>(`document.querySelector('ul.sessions li.session .here').closest('li').innerText`), /Active now/);
+    assert.deepEqual(unexpectedProblems(laptop), []);
+    assert.deepEqual(unexpectedProblems(admin), []);
+  });
 });
