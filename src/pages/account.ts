@@ -13,7 +13,7 @@ const bodyOf = (minPasswordLength: number): string => `
 <p id="loading" class="muted">Loading…</p>
 <p id="status" class="message" role="alert" hidden></p>
 <div id="account" hidden>
-<p class="who"><span>Signed in as <strong id="who"></strong></span> <button type="button" id="sign-out" class="secondary small">Sign out</button></p>
+<p class="who"><span>Signed in as <strong id="who"></strong></span> <span class="who-actions"><a id="to-users" href="users" hidden>Manage users</a> <button type="button" id="sign-out" class="secondary small">Sign out</button></span></p>
 
 <section id="password-section">
 <h2>Password</h2>
@@ -33,6 +33,7 @@ ${newPasswordFields({ id: 'new-password', name: 'newPassword', label: 'New passw
 const STYLE = `
 .who{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;justify-content:space-between}
 .who strong{overflow-wrap:anywhere}
+.who-actions{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem}
 .secret{display:inline-block;padding:.3rem .5rem;border-radius:4px;background:#f0f2f5;letter-spacing:.05em;user-select:all}
 #account button:not(.small){width:auto;padding:.6rem 1.2rem}
 @media (max-width:30rem){#account button:not(.small){width:100%}}
@@ -84,6 +85,8 @@ var item = function (title, details, verb, label, onRemove) {
 var render = function (account) {
   state = account;
   byId('who').textContent = account.username;
+  // Administrators manage every account on the users page (whose API decides; the link only leads there).
+  byId('to-users').hidden = !(account.level === 10 || account.level === 'ADMINISTRATOR');
   document.querySelector('#password-form input[name=username]').value = account.username;
   onAccount.forEach(function (fill) { fill(account); });
   byId('loading').hidden = true;

@@ -270,4 +270,23 @@ describe('the users page and the account page', () => {
     assert.deepEqual(unexpectedProblems(laptop), []);
     assert.deepEqual(unexpectedProblems(admin), []);
   });
+
+  it('the account page leads an administrator to the users page, and a user nowhere of the kind', async () => {
+    const admin = await openBrowser();
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/account`);
+    await admin.waitFor(`!document.getElementById('account').hidden`);
+    const link = await admin.evaluate<{ text: string; href: string } | null>(`(() => {
+      const link = [...document.querySelectorAll('a')].find((a) => a.offsetParent !== null && a.pathname === '/gatehouse/users');
+      return link === undefined ? null : { text: link.textContent, href: link.href };
+    })()`);
+    assert.deepEqual(link, { text: 'Manage users', href: `${origin}/gatehouse/users` });
+    await admin.evaluate(`([...document.querySelectorAll('a')].find((a) => a.pathname === '/gatehouse/users').click(), true)`);
+    await admin.waitForUrl((url) => url.pathname === '/gatehouse/users');
+    await admin.waitFor(`document.querySelectorAll('#users li.user').length > 0`);
+    const user = await openBrowser();
+    await signIn(user, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
+    await user.waitFor(`!document.getElementById('account').hidden`);
+    assert.equal(await user.evaluate(`[...document.querySelectorAll('a')].some((a) => a.offsetParent !== null && a.pathname === '/gatehouse/users')`), false);
+    assert.deepEqual(unexpectedProblems(admin), []);
+  });
 });
