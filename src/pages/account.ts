@@ -137,10 +137,9 @@ onSubmit(byId('password-form'), function (form) {
   change(form, message, 'POST', '../api/auth/account/password', body, 'Password changed. Every other session of this account has ended.');
 });
 
+// The sign-out address signs out and lands on the sign-in page, which says so.
 byId('sign-out').addEventListener('click', function () {
-  callApi('GET', '../api/auth/logout').then(function () {
-    location.replace('../login');
-  });
+  location.assign('../logout');
 });
 `;
 

@@ -10,6 +10,7 @@ import { escapeHtml } from './shell.js';
  */
 export const signInBody = (accountUrl: string): string => `
 <h1>Sign in</h1>
+<p id="signed-out-note" class="message done" role="status" hidden>You are signed out.</p>
 <p id="mfa-note" class="message note" hidden>The page you asked for needs two factors: your password and a code from your authenticator app<span data-passkey>, or a passkey</span>.</p>
 <p id="again-note" class="message note" hidden>The app you came from asks you to sign in again.</p>
 <p id="setup-note" class="message note" hidden>Your account has no second factor yet. Set up an authenticator app<span data-passkey> or a passkey</span> on <a href="${escapeHtml(accountUrl)}">your account page</a>, then come back.</p>
@@ -75,6 +76,8 @@ if (!PASSKEYS_OFFERED) {
   var mentions = document.querySelectorAll('[data-passkey]');
   for (var i = 0; i < mentions.length; i += 1) mentions[i].hidden = true;
 }
+// {base}/logout sends the browser here once it has signed out: the page says so, above the form.
+if (query.get('signed_out') === '1') byId('signed-out-note').hidden = false;
 if (needsTwoFactors) byId('mfa-note').hidden = false;
 if (prompt === 'login') byId('again-note').hidden = false;
 if (mfa === 'setup') byId('setup-note').hidden = false;
@@ -122,7 +125,7 @@ var signedIn = function (isPasswordOnly, messageElement, busyForm) {
       return;
     }
     if (!needsTwoFactors || !isPasswordOnly) return location.replace(target);
-    ['login', 'code-step', 'passkey-step', 'mfa-note', 'again-note', 'setup-note'].forEach(function (id) { byId(id).hidden = true; });
+    ['login', 'code-step', 'passkey-step', 'mfa-note', 'again-note', 'setup-note', 'signed-out-note'].forEach(function (id) { byId(id).hidden = true; });
     byId('setup-step').hidden = false;
   });
 };

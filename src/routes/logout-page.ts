@@ -6,13 +6,16 @@ import type { Route, RouteDeps } from './context.js';
 import { MAX_RD_LENGTH } from './forward.js';
 
 const EMPTY = Buffer.alloc(0);
+/** The sign-in page, saying the person is signed out (pages/sign-in.ts). */
+const SIGNED_OUT = 'login?signed_out=1';
 
 /**
  * GET `{base}/logout`, for a link or a typed address: ends the session as a browser's GET
  * `{base}/api/auth/logout` does (clears the cookie, ends its session record and what apps got
  * through it; revokes the token when --revoke-on-logout is set: auth/logout.ts) and sends the browser
  * to the sign-in page beside it (`login`, relative, so it works under any base URI and any mount),
- * passing `rd` on for the sign-in page to judge. Without a session
+ * which says the person is signed out (`signed_out=1`), passing `rd` on for the sign-in page to
+ * judge. Without a session
  * it still clears the cookie and redirects: the page never shows an error or JSON. A navigation
  * another site started (access row `signOutPage`) signs nothing out: it gets a page whose button does.
  */
@@ -31,8 +34,8 @@ export function logoutPageRoutes(
       if (caller !== undefined) await endOnLogout(deps, caller, 'browser');
       const rd = ctx.query['rd'];
       const location = rd !== undefined && rd !== '' && rd.length <= MAX_RD_LENGTH && isVisibleAscii(rd)
-        ? `login?rd=${encodeURIComponent(rd)}`
-        : 'login';
+        ? `${SIGNED_OUT}&rd=${encodeURIComponent(rd)}`
+        : SIGNED_OUT;
       sendStatic(ctx.res, 303, EMPTY, {
         location,
         'set-cookie': deps.cookies.cleared(ctx),
@@ -59,7 +62,7 @@ var login = rd ? 'login?rd=' + encodeURIComponent(rd) : 'login';
 byId('stay').href = login;
 byId('sign-out').addEventListener('click', function () {
   callApi('GET', 'api/auth/logout').then(function (answer) {
-    if (answer.ok || answer.status === 401) location.assign(login);
+    if (answer.ok || answer.status === 401) location.assign(rd ? 'login?signed_out=1&rd=' + encodeURIComponent(rd) : 'login?signed_out=1');
     else say(byId('message'), problemOf(answer), '');
   });
 });

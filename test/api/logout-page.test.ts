@@ -13,11 +13,11 @@ describe('GET {base}/logout (the sign-out address a browser opens)', () => {
   });
   after(() => server.close());
 
-  it('clears the cookie and sends the browser to the sign-in page beside it, with no body', async () => {
+  it('clears the cookie and sends the browser to the sign-in page beside it, which says so, with no body', async () => {
     const user = await createUser(server, root.token);
     const res = await server.request({ path: '/logout', token: user.token, headers: { accept: BROWSER } });
     assert.equal(res.status, 303, res.text);
-    assert.equal(res.headers['location'], 'login');
+    assert.equal(res.headers['location'], 'login?signed_out=1');
     assert.deepEqual(res.headers['set-cookie'], [CLEARED_COOKIE]);
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.equal(res.text, '');
@@ -33,17 +33,17 @@ describe('GET {base}/logout (the sign-out address a browser opens)', () => {
     for (const token of [undefined, 'not.a.token']) {
       const res = await server.request({ path: '/logout', ...(token === undefined ? {} : { token }) });
       assert.equal(res.status, 303);
-      assert.equal(res.headers['location'], 'login');
+      assert.equal(res.headers['location'], 'login?signed_out=1');
       assert.deepEqual(res.headers['set-cookie'], [CLEARED_COOKIE]);
     }
   });
 
   it('passes rd on to the sign-in page, encoded, and drops one that is too long or not visible ASCII', async () => {
     const rd = 'https://app.example/admin?x=1&y=2';
-    assert.equal((await server.request({ path: `/logout?rd=${encodeURIComponent(rd)}` })).headers['location'], `login?rd=${encodeURIComponent(rd)}`);
+    assert.equal((await server.request({ path: `/logout?rd=${encodeURIComponent(rd)}` })).headers['location'], `login?signed_out=1&rd=${encodeURIComponent(rd)}`);
     for (const bad of ['a b', 'x\r\nSet-Cookie: jwt=evil', `/${'a'.repeat(2_100)}`, '']) {
       const res = await server.request({ path: `/logout?rd=${encodeURIComponent(bad)}` });
-      assert.equal(res.headers['location'], 'login', JSON.stringify(bad.slice(0, 40)));
+      assert.equal(res.headers['location'], 'login?signed_out=1', JSON.stringify(bad.slice(0, 40)));
       assert.deepEqual(res.headers['set-cookie'], [CLEARED_COOKIE]);
     }
   });

@@ -289,4 +289,23 @@ describe('the users page and the account page', () => {
     assert.equal(await user.evaluate(`[...document.querySelectorAll('a')].some((a) => a.offsetParent !== null && a.pathname === '/gatehouse/users')`), false);
     assert.deepEqual(unexpectedProblems(admin), []);
   });
+
+  it('signing out lands on a page that says so, with the sign-in form to sign in again', async () => {
+    const page = await openBrowser();
+    await signIn(page, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
+    await page.waitFor(`!document.getElementById('account').hidden`);
+    await page.evaluate(`(document.getElementById('sign-out').click(), true)`);
+    await page.waitForUrl((url) => url.pathname === '/login');
+    assert.equal(await shownText(page, 'signed-out-note'), 'You are signed out.');
+    assert.equal(await page.evaluate(`document.getElementById('login').offsetParent !== null`), true, 'the form to sign in again');
+    assert.deepEqual(await page.cookies(`${origin}/`), [], 'the session cookie is gone');
+    // The sign-out address an app links to lands there too, and passes rd on.
+    await signIn(page, 'kate', 'kate-password-9q', `${origin}/dashboard`);
+    await page.navigate(`${origin}/logout?rd=${encodeURIComponent(`${origin}/dashboard`)}`);
+    await page.waitForUrl((url) => url.pathname === '/login');
+    assert.equal(await shownText(page, 'signed-out-note'), 'You are signed out.');
+    await fill(page, 'login', { username: 'kate', password: 'kate-password-9q' });
+    await page.waitForUrl((url) => url.pathname === '/dashboard');
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
 });
