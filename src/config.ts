@@ -108,6 +108,17 @@ const baseUri: Parse<string> = (text) => {
 
 const absolutePath: Parse<string> = (text) => resolve(text);
 
+const MAX_SITE_NAME_LENGTH = 64;
+
+/** A name for people to read on the sign-in page: trimmed, 1 to 64 characters, no control or line-breaking characters. */
+const siteName: Parse<string> = (text, name) => {
+  const trimmed = text.trim();
+  if (trimmed === '' || [...trimmed].length > MAX_SITE_NAME_LENGTH || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(trimmed)) {
+    throw new SettingInvalid(`${name} must be 1 to ${MAX_SITE_NAME_LENGTH} characters without control characters (got ${JSON.stringify(text)})`);
+  }
+  return trimmed;
+};
+
 /**
  * The shortest password Gatehouse's own routes, pages and commands take unless --min-password-length
  * says otherwise (NIST SP 800-63B asks at least 8 of a password chosen alone; a household's accounts
@@ -234,6 +245,9 @@ const TABLE = {
   cookieDomain: { flag: 'cookie-domain', env: 'GATEHOUSE_COOKIE_DOMAIN',
     parse: optional(cookieDomain), fallback: '',
     help: 'Domain of the session cookie, to share one session with sub-domains (default: host-only)' },
+  siteName: { flag: 'site-name', env: 'GATEHOUSE_SITE_NAME',
+    parse: optional(siteName), fallback: '',
+    help: 'the name the sign-in page says it signs in to, e.g. "The Smiths" (default: the host in the address bar)' },
   publicUrl: { flag: 'public-url', env: 'GATEHOUSE_PUBLIC_URL',
     parse: optional(publicUrl), fallback: '',
     help: "the external URL of Gatehouse's pages, base included (e.g. https://auth.example.org): the OpenID Connect issuer, and the passkey origin with --cookie-domain" },

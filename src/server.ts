@@ -157,7 +157,7 @@ export async function startServer(config: Config, options: ServerOptions) {
       }),
       ...pageRoutes('signInPage', buildLoginPage({
         allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,
-        isPasskeyOffered, sha256Base64, accountUrl: accountPageUrl,
+        isPasskeyOffered, siteName: config.siteName, sha256Base64, accountUrl: accountPageUrl,
       })),
       ...pageRoutes('accountPage', buildAccountPage(sha256Base64, {
         minPasswordLength: config.passwordMinimums.gatehouse, isPasskeyOffered, sections: provider?.accountSections ?? [],

@@ -9,7 +9,7 @@ import { escapeHtml } from './shell.js';
  * also serves apps' sites, where accounts do not answer), else `gatehouse/account` beside the page.
  */
 export const signInBody = (accountUrl: string): string => `
-<h1>Sign in</h1>
+<h1 id="title">Sign in</h1>
 <p id="signed-out-note" class="message done" role="status" hidden>You are signed out.</p>
 <p id="mfa-note" class="message note" hidden>The page you asked for needs two factors: your password and a code from your authenticator app<span data-passkey>, or a passkey</span>.</p>
 <p id="again-note" class="message note" hidden>The app you came from asks you to sign in again.</p>
@@ -42,8 +42,8 @@ export const signInBody = (accountUrl: string): string => `
 </div>
 `;
 
-// Runs after PAGE_HELPERS, safeRedirectTarget, ALLOWED_HOSTS, COOKIE_IS_SECURE, COOKIE_DOMAIN and
-// PASSKEYS_OFFERED (see routes/login-page.ts).
+// Runs after PAGE_HELPERS, safeRedirectTarget, ALLOWED_HOSTS, COOKIE_IS_SECURE, COOKIE_DOMAIN,
+// PASSKEYS_OFFERED and SITE_NAME (see routes/login-page.ts).
 // Relative API paths, so the page works under any base URI; messages go in as text, never HTML.
 export const SIGN_IN_SCRIPT = `
 var form = byId('login');
@@ -54,6 +54,10 @@ var passkeyButton = byId('passkey');
 var passkeyMessage = byId('passkey-message');
 var cookieNote = byId('cookie-note');
 var query = new URLSearchParams(location.search);
+// The site this page signs in to, as text: --site-name, else the host in the address bar.
+var siteName = SITE_NAME !== null ? SITE_NAME : location.host;
+byId('title').textContent = 'Sign in to ' + siteName;
+document.title = 'Sign in · ' + siteName;
 var target = safeRedirectTarget(query.get('rd'), location.href, ALLOWED_HOSTS);
 // The gate adds mfa= when the page behind it needs two factors and the session has one:
 // mfa=code (the account has a second factor: sign in again with it) or mfa=setup (it has none).

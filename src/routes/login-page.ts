@@ -13,6 +13,8 @@ export interface LoginPageOptions {
   readonly isPasskeyOffered?: boolean;
   /** The account page on Gatehouse's own origin (--public-url's); else `gatehouse/account` beside this page. */
   readonly accountUrl?: string | undefined;
+  /** --site-name: what the page says it signs in to; without it, the host in the address bar. */
+  readonly siteName?: string | undefined;
   /** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
   readonly sha256Base64: Sha256Base64;
 }
@@ -27,6 +29,7 @@ var ALLOWED_HOSTS = ${scriptJson(options.allowedRedirectHosts)};
 var COOKIE_IS_SECURE = ${options.isCookieSecure === true};
 var COOKIE_DOMAIN = ${scriptJson(options.cookieDomain ?? null)};
 var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};
+var SITE_NAME = ${scriptJson(options.siteName ?? null)};
 ${safeRedirectTarget.toString()}
 ${PAGE_HELPERS}${SIGN_IN_SCRIPT}`;
   return buildPage({ title: 'Sign in', body: signInBody(options.accountUrl ?? 'gatehouse/account'), script }, options.sha256Base64);

@@ -42,6 +42,12 @@ describe('buildConfig', () => {
     assert.deepEqual(configFrom({ GATEHOUSE_MIN_PASSWORD_LENGTH: '' }).passwordMinimums, { gatehouse: 12, flood: 1 });
   });
 
+  it('reads a site name for the sign-in page, trimmed; none by default', () => {
+    assert.equal(configFrom().siteName, undefined);
+    assert.equal(configFrom({ GATEHOUSE_SITE_NAME: '  The Smiths ' }).siteName, 'The Smiths');
+    assert.equal(configFrom({ GATEHOUSE_SITE_NAME: 'Ünïcødé 🏠 <b>' }).siteName, 'Ünïcødé 🏠 <b>');
+  });
+
   it('resolves the data directory to an absolute path', () => {
     assert.equal(configFrom({ GATEHOUSE_DATA_DIR: 'some/dir' }).dataDir, resolve('some/dir'));
     assert.equal(configFrom({ GATEHOUSE_DATA_DIR: '/var/lib/gatehouse' }).dataDir, '/var/lib/gatehouse');
@@ -149,6 +155,10 @@ describe('buildConfig', () => {
     { name: 'a poll interval below 100 ms', values: { GATEHOUSE_POLL_INTERVAL: '99' } },
     { name: 'a body limit below 1 KiB', values: { GATEHOUSE_MAX_BODY_BYTES: '1023' } },
     { name: 'a minimum password length of 0', values: { GATEHOUSE_MIN_PASSWORD_LENGTH: '0' } },
+    { name: 'a site name of only spaces', values: { GATEHOUSE_SITE_NAME: '   ' } },
+    { name: 'a site name of 65 characters', values: { GATEHOUSE_SITE_NAME: 'x'.repeat(65) } },
+    { name: 'a site name with a line break', values: { GATEHOUSE_SITE_NAME: 'The\nSmiths' } },
+    { name: 'a site name with an escape character', values: { GATEHOUSE_SITE_NAME: 'The \u001b[31mSmiths' } },
     { name: 'a hash concurrency of 0', values: { GATEHOUSE_HASH_CONCURRENCY: '0' } },
     { name: 'a throttle window of 0', values: { GATEHOUSE_THROTTLE_WINDOW: '0' } },
     { name: 'an unknown log level', values: { GATEHOUSE_LOG_LEVEL: 'verbose' } },

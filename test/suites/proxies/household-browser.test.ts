@@ -3,11 +3,12 @@
 // say when a newer reset link replaced the one opened; the pages say the shortest password before
 // it is typed; withdrawing an invitation asks once and takes its link off the page; two browsers of
 // one kind are told apart in the sessions list; the account page leads administrators to the users
-// page; signing out lands on a page that says so; the sign-in page names its site.
+// page; signing out lands on a page that says so; the sign-in page names its site (--site-name, else
+// the host in the address bar).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Chromium, type Page, type PageProblem } from '../../helpers/chromium.js';
-import { assertBuilt, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs } from '../../helpers/process.js';
+import { assertBuilt, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, startServe, tempDir } from '../../helpers/process.js';
 import { startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
 
 const ADMIN = 'root';
@@ -21,7 +22,7 @@ const pages: Page[] = [];
 before(async () => {
   assertBuilt();
   browser = await Chromium.launch();
-  stack = await startStack({ proxy: 'nginx', recipe: 'app' });
+  stack = await startStack({ proxy: 'nginx', recipe: 'app', gatehouseArgs: ['--site-name', 'The Smiths'] });
   origin = `http://127.0.0.1:${stack.proxy.port}`;
   const first = await httpCall(stack.gatehouse.port, {
     method: 'POST', path: '/api/auth/register', body: { username: ADMIN, password: ADMIN_PASSWORD, client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' },
@@ -306,6 +307,23 @@ describe('the users page and the account page', () => {
     assert.equal(await shownText(page, 'signed-out-note'), 'You are signed out.');
     await fill(page, 'login', { username: 'kate', password: 'kate-password-9q' });
     await page.waitForUrl((url) => url.pathname === '/dashboard');
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
+
+  it('the sign-in page names the site it signs in to: --site-name, else the host in the address bar', async () => {
+    const page = await openBrowser();
+    await page.navigate(`${origin}/login`);
+    await page.waitFor(`document.readyState === 'complete'`);
+    assert.equal(await page.evaluate(`document.querySelector('h1').textContent`), 'Sign in to The Smiths');
+    assert.equal(await page.evaluate(`document.title`), 'Sign in · The Smiths');
+    const plain = await startServe(['--host', '127.0.0.1', '--port', '0', '--data-dir', await tempDir()]);
+    try {
+      await page.navigate(`http://127.0.0.1:${plain.port}/login`);
+      await page.waitFor(`document.readyState === 'complete' && document.querySelector('h1').textContent !== 'Sign in'`);
+      assert.equal(await page.evaluate(`document.querySelector('h1').textContent`), `Sign in to 127.0.0.1:${plain.port}`);
+    } finally {
+      await plain.stop();
+    }
     assert.deepEqual(unexpectedProblems(page), []);
   });
 });
