@@ -23,14 +23,16 @@ var secretFromFragment = function () {
 
 /**
  * Browser code for the join and reset pages, after SECRET_FROM_FRAGMENT and with the page's \`form\`
- * and \`problem\`: a refused link shows its own message (expired, used, withdrawn, unknown, too many
- * attempts) and nothing to fill in; NO_SECRET is the answer for a link without its secret.
+ * and \`problem\`: a refused link shows its own message (expired, used, withdrawn, replaced, unknown,
+ * too many attempts), nothing to fill in, and the way to the sign-in page (#refused-next); NO_SECRET
+ * is the answer for a link without its secret.
  */
 export const REFUSED_LINK = `
 var refuse = function (answer) {
   byId('loading').hidden = true;
   form.hidden = true;
   say(problem, answer.status === 429 ? 'Too many attempts from here; try again later.' : problemOf(answer));
+  byId('refused-next').hidden = false;
 };
 var NO_SECRET = { status: 401, body: { message: 'This link is not valid; check that the whole link was copied.' } };
 `;

@@ -9,6 +9,7 @@ const bodyOf = (minPasswordLength: number): string => `
 <h1>Join</h1>
 <p id="loading" class="muted">Checking the invitation…</p>
 <p id="problem" class="message" role="alert" hidden></p>
+<p id="refused-next" hidden><a class="button secondary" href="../login">Go to the sign-in page</a></p>
 <form id="join" method="post" hidden>
 <p id="fixed-name" hidden>You are invited to make the account <strong id="invited-name"></strong>.</p>
 <div id="choose-name" hidden>
@@ -25,15 +26,10 @@ ${newPasswordFields({ id: 'password', name: 'password', label: 'Choose a passwor
 <p class="message done">Your account <strong id="welcome-name"></strong> is ready, and you are signed in.</p>
 <p>Protect it with a second factor now, so that a password alone cannot open it:</p>
 <p><a id="to-totp" class="button" href="account#totp-section">Set up an authenticator app</a></p>
-<p id="passkey-offer" hidden><a id="to-passkey" class="button" href="account#passkeys-section">Add a passkey</a></p>
+<p id="passkey-offer" hidden><a id="to-passkey" class="button secondary" href="account#passkeys-section">Add a passkey</a></p>
 <p id="passkey-why" class="message note" hidden></p>
 <p class="muted"><a href="account">Later: go to my account</a></p>
 </div>
-`;
-
-const STYLE = `
-a.button{display:block;padding:.6rem;border:1px solid #3465d9;border-radius:4px;background:#3465d9;color:#fff;font-weight:600;text-align:center;text-decoration:none}
-a.button:focus-visible{outline:2px solid #3465d9;outline-offset:1px}
 `;
 
 const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}${REFUSED_LINK}
@@ -101,5 +97,5 @@ check();
  */
 export function buildJoinPage(sha256Base64: Sha256Base64, options: { readonly minPasswordLength: number; readonly isPasskeyOffered: boolean }): BuiltPage {
   const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered};\n${SCRIPT}`;
-  return buildPage({ title: 'Join · Gatehouse', body: bodyOf(options.minPasswordLength), script, style: STYLE }, sha256Base64);
+  return buildPage({ title: 'Join · Gatehouse', body: bodyOf(options.minPasswordLength), script }, sha256Base64);
 }

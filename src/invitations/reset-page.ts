@@ -9,6 +9,7 @@ const bodyOf = (minPasswordLength: number): string => `
 <h1>New password</h1>
 <p id="loading" class="muted">Checking the link…</p>
 <p id="problem" class="message" role="alert" hidden></p>
+<p id="refused-next" hidden><a class="button secondary" href="../login">Go to the sign-in page</a></p>
 <form id="reset" method="post" hidden>
 <p>Set a new password for <strong id="reset-name"></strong>.</p>
 <input id="username" name="username" autocomplete="username" hidden>
@@ -19,7 +20,7 @@ ${newPasswordFields({ id: 'password', name: 'password', label: 'New password' },
 </form>
 <div id="done" hidden>
 <p class="message done">Your new password is set, and every earlier session of this account has ended.</p>
-<p><a href="../login">Sign in</a></p>
+<p><a class="button" href="../login">Sign in</a></p>
 </div>
 `;
 

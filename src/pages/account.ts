@@ -13,7 +13,7 @@ const bodyOf = (minPasswordLength: number): string => `
 <p id="loading" class="muted">Loading…</p>
 <p id="status" class="message" role="alert" hidden></p>
 <div id="account" hidden>
-<p class="who"><span>Signed in as <strong id="who"></strong></span> <span class="who-actions"><a id="to-users" href="users" hidden>Manage users</a> <button type="button" id="sign-out" class="secondary small">Sign out</button></span></p>
+<p class="who"><span>Signed in as <strong id="who"></strong></span> <span class="who-actions"><a id="to-users" href="users" hidden>Manage users</a> <a id="sign-out" class="button secondary small" href="../logout">Sign out</a></span></p>
 
 <section id="password-section">
 <h2>Password</h2>
@@ -31,12 +31,9 @@ ${newPasswordFields({ id: 'new-password', name: 'newPassword', label: 'New passw
 `;
 
 const STYLE = `
-.who{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem;justify-content:space-between}
 .who strong{overflow-wrap:anywhere}
 .who-actions{display:flex;flex-wrap:wrap;align-items:center;gap:.75rem}
 .secret{display:inline-block;padding:.3rem .5rem;border-radius:4px;background:#f0f2f5;letter-spacing:.05em;user-select:all}
-#account button:not(.small){width:auto;padding:.6rem 1.2rem}
-@media (max-width:30rem){#account button:not(.small){width:100%}}
 @media (prefers-color-scheme:dark){.secret{background:#2a2f39}}
 `;
 
@@ -137,10 +134,6 @@ onSubmit(byId('password-form'), function (form) {
   change(form, message, 'POST', '../api/auth/account/password', body, 'Password changed. Every other session of this account has ended.');
 });
 
-// The sign-out address signs out and lands on the sign-in page, which says so.
-byId('sign-out').addEventListener('click', function () {
-  location.assign('../logout');
-});
 `;
 
 /** The account page's own sections, in order; `sections` (OpenID Connect's name and e-mail) go before the sessions. */

@@ -1,5 +1,8 @@
 // Every Gatehouse page is built here, once at start-up: one HTML skeleton, one look, and one
 // Content-Security-Policy that allows the page's own script and style by hash and loads nothing else.
+// One look: a card with a heading; a message (a problem, a note, or done) under it; forms whose
+// submit is the blue button; and on a page that only tells a result, its next step as the same
+// button (a.button; a.button.secondary for another way), never a bare link.
 import type { OutgoingHttpHeaders } from 'node:http';
 import { ACCESS } from '../auth/access.js';
 import { sendStatic } from '../http/respond.js';
@@ -56,6 +59,12 @@ button.secondary{background:transparent;color:#3465d9}
 button.danger{background:#b42318;border-color:#b42318}
 button.small{width:auto;margin:0;padding:.3rem .7rem;font-size:.9rem}
 button:disabled{opacity:.6;cursor:wait}
+a.button{display:block;padding:.6rem;border:1px solid #3465d9;border-radius:4px;background:#3465d9;color:#fff;font-weight:600;text-align:center;text-decoration:none}
+a.button.secondary{background:transparent;color:#3465d9}
+a.button:focus-visible{outline:2px solid #3465d9;outline-offset:1px}
+a.button.small{display:inline-block;padding:.3rem .7rem;font-size:.9rem}
+main.wide button:not(.small),main.wide a.button:not(.small){display:inline-block;width:auto;padding:.6rem 1.2rem}
+.who{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem .75rem;justify-content:space-between}
 .message{margin:0 0 1rem;padding:.5rem .65rem;border-radius:4px;background:#fdecec;color:#9b1c1c;overflow-wrap:anywhere}
 .message.note{background:#e8effc;color:#1d3f8a}
 .message.done{background:#e6f4ea;color:#1e5b2f}
@@ -65,8 +74,8 @@ code,.code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font
 ul.items{list-style:none;margin:0 0 1rem;padding:0}
 ul.items li{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem;padding:.5rem 0;border-bottom:1px solid #e1e4ea}
 ul.items li .grow{flex:1 1 12rem;min-width:0;overflow-wrap:anywhere}
-@media (max-width:30rem){body{display:block}main,main.wide{max-width:none;margin:0;padding:1.25rem;border-radius:0;box-shadow:none;min-height:100vh}}
-@media (prefers-color-scheme:dark){body{background:#15181e;color:#e6e8ec}main{background:#1f232b}a{color:#8fb0ff}input{background:#15181e;color:inherit;border-color:#475063}section,ul.items li{border-color:#363c48}button.secondary{color:#8fb0ff;border-color:#8fb0ff}.muted,.or{color:#a3abba}.message{background:#4a1d1d;color:#ffd6d6}.message.note{background:#1d2b4a;color:#d6e2ff}.message.done{background:#1d3b26;color:#d3f5dc}}
+@media (max-width:30rem){body{display:block}main,main.wide{max-width:none;margin:0;padding:1.25rem;border-radius:0;box-shadow:none;min-height:100vh}main.wide button:not(.small),main.wide a.button:not(.small){display:block;width:100%}}
+@media (prefers-color-scheme:dark){body{background:#15181e;color:#e6e8ec}main{background:#1f232b}a{color:#8fb0ff}input{background:#15181e;color:inherit;border-color:#475063}section,ul.items li{border-color:#363c48}button.secondary,a.button.secondary{color:#8fb0ff;border-color:#8fb0ff}.muted,.or{color:#a3abba}.message{background:#4a1d1d;color:#ffd6d6}.message.note{background:#1d2b4a;color:#d6e2ff}.message.done{background:#1d3b26;color:#d3f5dc}}
 `;
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {

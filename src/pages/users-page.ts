@@ -9,8 +9,10 @@ import { buildPage, PAGE_HELPERS, type BuiltPage, type PageSection, type Sha256B
 
 const bodyOf = (minPasswordLength: number): string => `
 <h1>Users</h1>
+<p id="signed-in-links" class="who" hidden><a href="account">Your account</a> <a id="sign-out" class="button secondary small" href="../logout">Sign out</a></p>
 <p id="problem" class="message" role="alert" hidden></p>
 <p id="status" class="message note" role="status" hidden></p>
+<p id="sign-in-next" hidden><a id="sign-in" class="button" href="../login">Sign in</a></p>
 <div id="content" hidden>
 <section>
 <h2>Add an account</h2>
@@ -31,8 +33,8 @@ const bodyOf = (minPasswordLength: number): string => `
 <h2>Accounts <span id="count" class="muted"></span></h2>
 <ul id="users" class="items"></ul>
 </section>
+<!-- sections -->
 </div>
-<p id="signed-in-links" class="muted" hidden><a href="account">Your account</a> · <a href="../logout">Sign out</a></p>
 <template id="edit">
 <form class="edit">
 <label>Level</label>
@@ -109,9 +111,9 @@ var stop = function (answer) {
   // 401: not signed in, so there is no account to go to and nothing to sign out of.
   byId('signed-in-links').hidden = answer.status === 401;
   if (answer.status === 401) {
-    say(problem, 'Sign in as an administrator to manage users. ', 'note');
-    var link = problem.appendChild(element('a', '', 'Sign in'));
-    link.href = '../login?rd=' + encodeURIComponent(location.href);
+    say(problem, 'Sign in as an administrator to manage users.', 'note');
+    byId('sign-in').href = '../login?rd=' + encodeURIComponent(location.href);
+    byId('sign-in-next').hidden = false;
   } else {
     say(problem, answer.status === 403 ? 'Only administrators can manage users.' : problemOf(answer));
   }
@@ -296,10 +298,7 @@ onSubmit(byId('add'), function (form) {
  * password POST /api/auth/users takes.
  */
 export function buildUsersPage(sha256Base64: Sha256Base64, sections: readonly PageSection[], options: { readonly minPasswordLength: number }): BuiltPage {
-  const page = bodyOf(options.minPasswordLength);
-  const end = page.indexOf('</div>\n<p id="signed-in-links"');
-  if (end < 0) throw new TypeError('the users page has no place for its sections');
-  const body = `${page.slice(0, end)}${sections.map((section) => section.body).join('')}${page.slice(end)}`;
+  const body = bodyOf(options.minPasswordLength).replace('<!-- sections -->', sections.map((section) => section.body).join(''));
   const script = `${SCRIPT}${sections.map((section) => section.script).join('')}\nload();\n`;
   const style = `${STYLE}${SESSION_ENTRY_STYLE}${sections.map((section) => section.style ?? '').join('')}`;
   return buildPage({ title: 'Users · Gatehouse', body, script, style, isWide: true }, sha256Base64);

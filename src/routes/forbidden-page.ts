@@ -63,7 +63,7 @@ export function buildForbiddenPage(
     const action =
       content.switchAccountUrl === undefined
         ? '<p class="muted">Ask an administrator for access.</p>'
-        : `<p><a id="switch" href="${escapeHtml(content.switchAccountUrl)}">Sign in as someone else</a></p>\n<p class="muted">Or ask an administrator for access.</p>`;
+        : `<p><a id="switch" href="${escapeHtml(content.switchAccountUrl)}" class="button secondary">Sign in as someone else</a></p>\n<p class="muted">Or ask an administrator for access.</p>`;
     const middle = Buffer.from(
       `<p>You are signed in as <strong id="username">${escapeHtml(content.username)}</strong>.</p>\n${list}\n${action}`,
       'utf8',

@@ -52,7 +52,7 @@ const CONFIRM_BODY = `
 <p>Another site sent you here. Sign out of Gatehouse?</p>
 <p id="message" class="message" role="alert" hidden></p>
 <button type="button" id="sign-out">Sign out</button>
-<p><a id="stay" href="login">Stay signed in</a></p>
+<p><a id="stay" class="button secondary" href="login">Stay signed in</a></p>
 `;
 
 // Same-origin from here: the API call carries the cookie and passes the cross-site rule.

@@ -22,7 +22,7 @@ export function buildSignedOutPage(sha256Base64: Sha256Base64): BuiltPage {
   const body = `
 <h1>Signed out</h1>
 <p class="message done">You are signed out of Gatehouse.</p>
-<p><a href="../login">Sign in again</a></p>
+<p><a class="button" href="../login">Sign in again</a></p>
 `;
   return buildPage({ title: 'Signed out', body, script: '' }, sha256Base64);
 }

@@ -327,3 +327,41 @@ describe('the users page and the account page', () => {
     assert.deepEqual(unexpectedProblems(page), []);
   });
 });
+
+describe('one family of pages', () => {
+  /** How a page's next step looks: the computed style a person sees. */
+  const looksOf = (page: Page, selector: string): Promise<{ background: string; color: string; border: string; radius: string; weight: string; decoration: string } | null> =>
+    page.evaluate(`(() => {
+      const node = [...document.querySelectorAll(${JSON.stringify(selector)})].find((candidate) => candidate.offsetParent !== null);
+      if (node === undefined) return null;
+      const style = getComputedStyle(node);
+      return { background: style.backgroundColor, color: style.color, border: style.borderTopColor, radius: style.borderTopLeftRadius, weight: style.fontWeight, decoration: style.textDecorationLine };
+    })()`);
+
+  it("every page that tells a result gives its next step the sign-in page's button, never a bare link", async () => {
+    const page = await openBrowser();
+    await page.navigate(`${origin}/login`);
+    await page.waitFor(`document.readyState === 'complete'`);
+    const primary = await looksOf(page, '#login button[type=submit]');
+    const secondary = await looksOf(page, '#passkey');
+    assert.ok(primary !== null && secondary !== null);
+    assert.equal(await page.evaluate(`getComputedStyle(document.querySelector('main')).backgroundColor`), 'rgb(255, 255, 255)');
+
+    assert.equal((await adminCall('POST', '/api/auth/users', { username: 'liam', password: 'liam-password-9q', level: 'USER' })).status, 200);
+    const reset = await adminCall('POST', '/api/auth/users/liam/reset-link', {});
+    await page.navigate(String(reset.json['url']));
+    await fill(page, 'reset', { password: 'liam-password-new', repeat: 'liam-password-new' });
+    await page.waitFor(`!document.getElementById('done').hidden`);
+    assert.deepEqual(await looksOf(page, '#done a'), primary, 'reset done: Sign in');
+    await reload(page);
+    await shownText(page, 'problem');
+    assert.deepEqual(await looksOf(page, '#refused-next a'), secondary, 'a used link: the way to the sign-in page');
+
+    const user = await openBrowser();
+    await signIn(user, 'liam', 'liam-password-new', `${origin}/dashboard`);
+    await user.navigate(`${origin}/admin`);
+    await user.waitFor(`document.querySelector('h1') !== null && document.querySelector('h1').textContent === 'Not allowed'`);
+    assert.deepEqual(await looksOf(user, '#switch'), secondary, 'the 403 page: sign in as someone else');
+    assert.deepEqual(unexpectedProblems(page), []);
+  });
+});
