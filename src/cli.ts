@@ -52,7 +52,9 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIo) => 
 };
 
 async function main(io: CliIo): Promise<number> {
-  const [command, ...rest] = io.argv;
+  // npm 7 and later pass the \`--\` of \`npx gatehouse -- --help\` on to the command (older ones keep it):
+  // a leading one is npm's, never ours.
+  const [command, ...rest] = io.argv[0] === '--' ? io.argv.slice(1) : io.argv;
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (run !== undefined) return run(rest, io);
   if (command === '--version' || command === '-v') {

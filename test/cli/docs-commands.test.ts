@@ -1,8 +1,10 @@
 // The commands the docs show run as printed: the first registration's curl of README and of
-// docs/flood.md against a fresh service, README's offline first-administrator command, then every
-// line of the command block in docs/offline-admin.md, in order, against one data directory (the
-// built dist/cli.js, as an operator runs it).
+// docs/flood.md against a fresh service, README's offline first-administrator command (the first
+// thing its First start shows), `npx gatehouse -- --help`, then every line of the command block in
+// docs/offline-admin.md, in order, against one data directory (the built dist/cli.js, as an
+// operator runs it).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -44,7 +46,7 @@ function curlOf(command: string): { method: string; path: string; headers: Recor
 
 describe('the first registration the docs show', () => {
   for (const [file, marker] of [
-    ['README.md', '## First start'],
+    ['README.md', 'register the first user through the API'],
     ['docs/flood.md', '**Create the first administrator**'],
   ] as const) {
     it(`${file}: the curl registers the first administrator on a fresh service`, async () => {
@@ -66,6 +68,16 @@ describe('the first registration the docs show', () => {
 
 describe('the commands the docs show', () => {
   before(() => assertBuilt());
+
+  it("README's npx gatehouse -- --help prints the usage and exits 0 (npm passes the -- on)", async () => {
+    assert.match(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'), /`npx gatehouse -- --help`/);
+    const run = spawnSync('npx', ['--no-install', 'gatehouse', '--', '--help'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp' } });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^Usage: gatehouse COMMAND/);
+    const direct = await runCli(['--', 'users', '--help']);
+    assert.equal(direct.code, 0, direct.stderr);
+    assert.match(direct.stdout, /^Usage: gatehouse users COMMAND/);
+  });
   after(async () => {
     await killAllChildren();
     await removeTempDirs();
@@ -79,10 +91,13 @@ describe('the commands the docs show', () => {
     assert.ok(example !== null, 'README no longer gives an example client.json');
     await writeFile(join(cwd, 'client.json'), example[1] ?? '', { mode: 0o600 });
 
-    const [first] = shownCommands('README.md', 'create the first administrator');
+    // README's First start leads with it: a gate-only install's first administrator, made offline.
+    const [first] = shownCommands('README.md', '## First start');
     assert.ok(first !== undefined);
+    assert.match(first, /users add admin --level ADMINISTRATOR$/);
     const added = await runCli(argsOf(first), { cwd, stdin: 'a long passphrase\n' });
     assert.equal(added.code, 0, `${first}\n${added.stderr}`);
+    assert.equal(added.stdout, 'added admin\n');
 
     const lines = shownCommands('docs/offline-admin.md', '## Commands');
     assert.ok(lines.length >= 5, 'the command block of docs/offline-admin.md looks empty');
