@@ -11,7 +11,8 @@ import { createTokenCodec } from '../../src/auth/jwt.js';
 import { totpCode } from '../../src/auth/totp.js';
 import { InvitationInvalid, ResetLinkInvalid } from '../../src/errors.js';
 import { MAX_OPEN_LINKS } from '../../src/invitations/link-file.js';
-import { createUser, login, startPopulatedServer, uniqueName, verify, type TestUser } from '../helpers/api.js';
+import { claimsOf, createUser, login, startPopulatedServer, uniqueName, verify, type TestUser } from '../helpers/api.js';
+import { addPasskey, HEADERS, newAuthenticator, signIn as passkeySignIn } from '../helpers/passkeys.js';
 import { startTestServer, TEST_SECRET, type TestResponse, type TestServer } from '../helpers/server.js';
 
 const DAY = 86_400;
@@ -311,6 +312,23 @@ describe('reset links', () => {
     assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: changed.secret }), 'RESET_LINK_INVALID', new ResetLinkInvalid('withdrawn').message, 'after a change');
     // A stranger's guess learns nothing of either.
     assertLinkRefused(await post(server, '/api/auth/reset/check', { secret: randomBytes(32).toString('base64url') }), 'RESET_LINK_INVALID', new ResetLinkInvalid('unknown').message, 'a guess');
+  });
+
+  it('after a reset, an account whose only second factor is a passkey signs in with the password alone, one factor; a gate asking for two then wants the passkey', async () => {
+    // docs/account-page.md, "New password": what a reset leaves of a passkey-only account.
+    const user = await createUser(server, root.token);
+    const authenticator = newAuthenticator();
+    assert.equal((await addPasskey(server, user.token, user.password, authenticator)).status, 200);
+    const made = await resetLink(user.username);
+    assert.equal((await post(server, '/api/auth/reset', { secret: made.secret, password: 'after-the-reset' })).status, 200);
+    const signedIn = await login(server, user.username, 'after-the-reset');
+    assert.equal(signedIn.status, 200, 'the password alone signs in: no code is asked for');
+    assert.deepEqual(claimsOf(signedIn.cookieToken ?? '')['amr'], ['pwd']);
+    assert.equal((await server.request({ path: '/api/auth/forward', token: signedIn.cookieToken ?? '' })).status, 200, 'an app that asks for one factor opens');
+    assert.equal((await server.request({ path: '/api/auth/forward?mfa=1', token: signedIn.cookieToken ?? '' })).status, 401, 'an app that asks for two does not');
+    const withPasskey = await passkeySignIn(server, authenticator, { headers: HEADERS });
+    assert.equal(withPasskey.status, 200, withPasskey.text);
+    assert.equal((await server.request({ path: '/api/auth/forward?mfa=1', token: withPasskey.cookieToken ?? '' })).status, 200, 'the passkey (it verified the user) opens it');
   });
 
   it('is made by administrators only; an unknown account is USER_NOT_FOUND', async () => {
