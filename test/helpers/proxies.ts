@@ -281,6 +281,7 @@ function isFloodCookieValid(cookieHeader: string | undefined, secret: string): b
  *   and a cookie of the app's own, `app=kept`;
  * - `/api/set-odd-cookies`: ODD_JWT_SET_COOKIES and `app=kept`;
  * - `/csp-violation`: an HTML page whose own CSP blocks its inline script (the browser tests' control);
+ * - `/cacheable`: as anything else, with the app's own `Cache-Control: public, max-age=3600`;
  * - anything else: 200 JSON `{method, url, headers, bodyBytes, bodySha256}` as received.
  */
 export async function startUpstream(options: { floodSecret?: string } = {}): Promise<Upstream> {
@@ -318,6 +319,7 @@ export async function startUpstream(options: { floodSecret?: string } = {}): Pro
     const headers: Record<string, string | string[]> = { 'content-type': 'application/json' };
     if (path === '/api/set-cookie') headers['set-cookie'] = ['jwt=from-upstream; Path=/', 'app=kept; Path=/'];
     if (path === '/api/set-odd-cookies') headers['set-cookie'] = [...ODD_JWT_SET_COOKIES, 'app=kept; Path=/'];
+    if (path === '/cacheable') headers['cache-control'] = 'public, max-age=3600';
     res.writeHead(200, headers);
     res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers, bodyBytes: body.length, bodySha256: createHash('sha256').update(body).digest('hex') }));
   };
