@@ -43,16 +43,18 @@ describe('GET {base}/gatehouse/account', () => {
   });
 
   it('loads nothing from anywhere and has no inline handler', () => {
-    for (const pattern of [/\ssrc=/i, /\shref=/i, /@import/i, /:\/\//, /<link/i, /<iframe/i, /\saction=/i, /\son[a-z]+=/i]) {
+    for (const pattern of [/\ssrc=/i, /@import/i, /:\/\//, /<link/i, /<iframe/i, /\saction=/i, /\son[a-z]+=/i]) {
       assert.doesNotMatch(page.text, pattern);
     }
+    // Its only hrefs are its two links, relative: the users page (administrators) and the sign-out address.
+    assert.deepEqual([...page.text.matchAll(/<([a-z]+)[^>]*\shref="([^"]*)"/gi)].map((match) => `${match[1]} ${match[2]}`), ['a users', 'a ../logout']);
     assert.doesNotMatch(styleOf(page.text), /url\(/i);
   });
 
   it('has a script that parses, calls the API by paths relative to {base}/gatehouse/, and writes answers as text only', () => {
     const script = scriptOf(page.text);
     assert.doesNotThrow(() => new Script(script));
-    for (const path of ['account', 'account/password', 'account/totp', 'account/totp/confirm', 'account/totp/disable', 'account/passkeys/options', 'account/passkeys', 'account/passkeys/', 'account/tokens', 'account/tokens/', 'account/logout-everywhere', 'logout']) {
+    for (const path of ['account', 'account/password', 'account/totp', 'account/totp/confirm', 'account/totp/disable', 'account/passkeys/options', 'account/passkeys', 'account/passkeys/', 'account/tokens', 'account/tokens/', 'account/logout-everywhere']) {
       assert.ok(script.includes(`'../api/auth/${path}'`), path);
     }
     assert.ok(script.includes("'../login?rd='"));

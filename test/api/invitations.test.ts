@@ -315,7 +315,7 @@ describe('reset links', () => {
   });
 
   it('after a reset, an account whose only second factor is a passkey signs in with the password alone, one factor; a gate asking for two then wants the passkey', async () => {
-    // docs/account-page.md, "New password": what a reset leaves of a passkey-only account.
+    // What docs/account-page.md says a reset leaves of an account whose only second factor is a passkey.
     const user = await createUser(server, root.token);
     const authenticator = newAuthenticator();
     assert.equal((await addPasskey(server, user.token, user.password, authenticator)).status, 200);

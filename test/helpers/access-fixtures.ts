@@ -781,7 +781,7 @@ export const FIXTURES: { readonly [A in Action]?: RowFixture } = {
         summary: caller === undefined ? '303 to the sign-in page, no token revoked' : '303 to the sign-in page, the token revoked',
         async check(res, run) {
           assert.equal(res.status, 303, res.text);
-          assert.equal(res.headers.location, 'login');
+          assert.equal(res.headers.location, 'login?signed_out=1', 'the sign-in page, saying the browser is signed out');
           assert.deepEqual(res.headers['set-cookie'], [CLEARED_COOKIE]);
           const token = run.material.sessionToken;
           // A live token the row does not count (`?token=` on a page) is left alone.
