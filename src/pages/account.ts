@@ -113,14 +113,19 @@ var send = function (form, message, method, path, body) {
     return answer;
   });
 };
-/** One change: the call, its message, then the account drawn again. Resolves with the answer. */
+/**
+ * One change: the call, then the account drawn again, then its message (a 'done' says so only once the
+ * page shows what was done). Resolves with the answer.
+ */
 var change = function (form, message, method, path, body, doneText) {
   return send(form, message, method, path, body).then(function (answer) {
     if (answer.status === 401) return answer;
-    if (!answer.ok) say(message, problemOf(answer));
-    else if (doneText) say(message, doneText, 'done');
     if (answer.ok && form) form.reset();
-    return reload().then(function () { return answer; });
+    return reload().then(function () {
+      if (!answer.ok) say(message, problemOf(answer));
+      else if (doneText) say(message, doneText, 'done');
+      return answer;
+    });
   });
 };
 

@@ -126,7 +126,7 @@ describe('mod_auth_openidc protects a location through Gatehouse', () => {
     assert.equal(last?.status, 200, `${describeHops(hops)}\n${apache.describe()}`);
     assert.equal(last?.url.origin, issuer);
     assert.equal(last?.url.pathname, '/login');
-    assert.match(String(last?.body), /<h1>Sign in<\/h1>/);
+    assert.match(String(last?.body), /<h1 id="title">Sign in<\/h1>/);
   });
 
   it('signs a Gatehouse user in: the page, and the claims from the id_token and userinfo', async () => {

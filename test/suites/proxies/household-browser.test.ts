@@ -49,7 +49,8 @@ async function openBrowser(): Promise<Page> {
 
 /** What the pages reported, less the refusals they are made to meet (signed-out checks, refused links). */
 function unexpectedProblems(page: Page): PageProblem[] {
-  const expected = [/status of 401 .*\/api\/auth\/(verify|authenticate|account|account\/sessions|join\/check|reset\/check)$/];
+  // The favicon.ico a browser asks of an app's site without a session is the gate's 401.
+  const expected = [/status of 401 .*\/api\/auth\/(verify|authenticate|account|account\/sessions|join\/check|reset\/check)$/, /status of 401 .*\/favicon\.ico$/];
   return page.problems.filter((problem) => !(problem.source === 'log:network' && expected.some((pattern) => pattern.test(problem.text))));
 }
 
