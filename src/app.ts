@@ -16,7 +16,7 @@ import type { Logger } from './log/logger.js';
 import type { AccountPageElsewhere } from './pages/elsewhere.js';
 import type { RequestContext, Route } from './routes/context.js';
 
-export interface AppOptions {
+interface AppOptions {
   /** Routes under the base URI (the API). */
   readonly apiRoutes: readonly Route[];
   /** Routes always at the root (health). */

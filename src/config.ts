@@ -124,11 +124,11 @@ const siteName: Parse<string> = (text, name) => {
  * says otherwise (NIST SP 800-63B asks at least 8 of a password chosen alone; a household's accounts
  * open every app behind the gate). Flood's endpoints keep Flood's contract (1), docs/contract/flood-api.md.
  */
-export const DEFAULT_MIN_PASSWORD_LENGTH = 12;
-export const FLOOD_MIN_PASSWORD_LENGTH = 1;
+const DEFAULT_MIN_PASSWORD_LENGTH = 12;
+const FLOOD_MIN_PASSWORD_LENGTH = 1;
 
 /** The shortest password taken where one is set: on Gatehouse's own routes, and on Flood's two. */
-export interface PasswordMinimums {
+interface PasswordMinimums {
   /** Join, reset, the account's password, POST /api/auth/users, the users page and the command line. */
   readonly gatehouse: number;
   /** POST /api/auth/register and PATCH /api/auth/users/{name}. */
@@ -328,7 +328,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.values(TABLE);
 /** Whether a setting is an on/off switch (a flag without a value). */
 export const isSwitch = (spec: SettingSpec): boolean => spec.parse === boolean;
 
-export const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
+const TOKEN_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 type Parsed = { readonly [K in keyof typeof TABLE]: ReturnType<(typeof TABLE)[K]['parse']> };
 

@@ -47,7 +47,7 @@ import { relyingPartiesOf } from './webauthn/relying-party.js';
 /** How long the store, revocations and hashing threads get to finish after the shutdown timeout. */
 export const FINAL_WRITES_MS = 2_000;
 
-export interface ServerOptions {
+interface ServerOptions {
   readonly logger: Logger;
   /** Milliseconds since the epoch; tests inject a clock they can move. */
   readonly now?: () => number;

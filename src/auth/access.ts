@@ -13,7 +13,7 @@
  * - `gate`: a session or a machine token, judged against what the forward URL asks (level, groups, mfa);
  * - `proxy`: with `--auth none`, only the proxy that authenticates, or loopback.
  */
-export type CallerRule =
+type CallerRule =
   | 'anyone' | 'optional' | 'account' | 'administrator' | 'first-or-administrator' | 'gate' | 'proxy';
 
 /**
@@ -23,7 +23,7 @@ export type CallerRule =
  *   session (`otp`, or `hwk` with `user`), else 403 SECOND_FACTOR_SESSION_REQUIRED;
  * - `asked`: what the request asks for (the gate's `mfa=`).
  */
-export type FactorRule = 'one' | 'two-once-enrolled' | 'asked';
+type FactorRule = 'one' | 'two-once-enrolled' | 'asked';
 
 /**
  * What a request that changes something must show of where it came from:
@@ -31,7 +31,7 @@ export type FactorRule = 'one' | 'two-once-enrolled' | 'asked';
  * - `page`: such a navigation gets a page with a button instead of the change;
  * - `allowed`: nothing is changed, or callers come cross-site by design (the gate, the probe).
  */
-export type CrossSiteRule = 'allowed' | 'refused' | 'page';
+type CrossSiteRule = 'allowed' | 'refused' | 'page';
 
 /**
  * The request body: `none`; `flood` (the seven Flood endpoints keep the spec's answers); `json` (a POST,
@@ -39,14 +39,14 @@ export type CrossSiteRule = 'allowed' | 'refused' | 'page';
  * `form` (OpenID Connect: application/x-www-form-urlencoded, which its handler reads strictly and answers
  * in RFC 6749's own form when it is not).
  */
-export type BodyRule = 'none' | 'flood' | 'json' | 'form';
+type BodyRule = 'none' | 'flood' | 'json' | 'form';
 
 /**
  * Where the row answers (docs/contract/own-origin.md), judged first: `any` origin, or `home` (else 403
  * NOT_GATEHOUSE_ORIGIN); there a Flood endpoint (body `flood`) also answers on a --flood-url origin, and
  * `first-or-administrator` anywhere while no account exists (a fresh install is set up where it is reached).
  */
-export type OriginRule = 'any' | 'home';
+type OriginRule = 'any' | 'home';
 
 export interface AccessRow {
   readonly method: string;

@@ -3,7 +3,7 @@
  * recovery code, `hwk` a passkey, `user` the authenticator verified the user (PIN, biometric).
  */
 const AMR_VALUES = ['pwd', 'otp', 'hwk', 'user'] as const;
-export type AmrValue = (typeof AMR_VALUES)[number];
+type AmrValue = (typeof AMR_VALUES)[number];
 export type Amr = readonly AmrValue[];
 
 export const PASSWORD_ONLY: Amr = Object.freeze(['pwd']);

@@ -26,7 +26,7 @@ export type TimeRefusal = 'exp' | 'expired' | 'iat' | 'not-yet-valid';
 export type JsonObject = Readonly<Record<string, unknown>>;
 
 /** The three segments of a compact token, and the bytes its signature covers (header.payload). */
-export interface CompactSegments {
+interface CompactSegments {
   readonly header: string;
   readonly payload: string;
   readonly signature: string;

@@ -48,7 +48,7 @@ export interface GateAsks {
   readonly areTokensAllowed: boolean;
 }
 
-export type GateVerdict =
+type GateVerdict =
   | { readonly allowed: true; readonly user: StoredUser; readonly via: 'session' | 'token' }
   | { readonly allowed: false; readonly refusal: 'no-session' }
   /** `hint`: `code` when the account has a second factor to sign in with, `setup` when it has none. */

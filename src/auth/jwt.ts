@@ -19,11 +19,11 @@ export interface SessionClaims {
 }
 
 /** Why the claims of a correctly signed token are not a session's: the claim named is missing or malformed. */
-export type SessionClaimRefusal = 'username' | 'sid' | 'ses' | 'amr';
+type SessionClaimRefusal = 'username' | 'sid' | 'ses' | 'amr';
 /** Why a session token is refused; session.ts turns every one into the same 401. */
 export type SessionTokenRefusal = CompactRefusal | TimeRefusal | SessionClaimRefusal;
 
-export type TokenInspection =
+type TokenInspection =
   | { readonly ok: true; readonly claims: SessionClaims }
   | { readonly ok: false; readonly reason: SessionTokenRefusal };
 

@@ -9,7 +9,7 @@ import type { SessionRecords } from './session-records.js';
  * - `script`: `GET /api/auth/logout` without it: Flood's own test suite, and scripts that sign out one
  *   copy of a token and go on with another (docs/contract/flood-api.md "Tokens and cookies").
  */
-export type SignOutBy = 'browser' | 'script';
+type SignOutBy = 'browser' | 'script';
 
 /**
  * What signing out ends besides the cookie. A browser's sign-out ends the session's record, with or

@@ -35,7 +35,7 @@ export interface ScryptRequest {
 }
 
 /** Runs scrypt somewhere off the event loop: libuv's pool (the default) or the server's worker pool. */
-export type KeyDeriver = (request: ScryptRequest) => Promise<Buffer>;
+type KeyDeriver = (request: ScryptRequest) => Promise<Buffer>;
 
 const deriveOnLibuvPool: KeyDeriver = ({ password, salt, keyBytes, options }) =>
   new Promise((resolve, reject) => {

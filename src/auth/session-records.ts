@@ -14,7 +14,7 @@ export const LAST_SEEN_RESOLUTION_SECONDS = 3600;
 
 export type SessionRecords = Awaited<ReturnType<typeof openSessionRecords>>;
 
-export interface NewSession {
+interface NewSession {
   readonly user: StoredUser;
   readonly amr: Amr;
   /** The client's address, as the request log shows it. */
@@ -26,7 +26,7 @@ export interface NewSession {
 }
 
 /** Ends, durably, what was got through the sessions `ids` as they end, before their records go; throwing keeps them. */
-export type SessionEndListener = (ids: ReadonlySet<string>) => Promise<void>;
+type SessionEndListener = (ids: ReadonlySet<string>) => Promise<void>;
 
 /**
  * The session records (store/session-file.ts) of sessions.json, and the one check the hot path makes

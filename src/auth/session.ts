@@ -21,7 +21,7 @@ export interface Credentials {
 export type SessionChecker = ReturnType<typeof createSessionChecker>;
 
 /** What ends a session besides a credential change. */
-export interface SessionEnds {
+interface SessionEnds {
   /** `--revoke-on-logout`'s list of logged-out tokens, when set. */
   readonly revocations: RevocationList | undefined;
   /** The session records (auth/session-records.ts): a token naming one (`ses`) opens only while it is there. */

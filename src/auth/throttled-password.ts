@@ -17,7 +17,7 @@ export interface PasswordChecks {
   readonly now: () => number;
 }
 
-export interface PasswordAttempt {
+interface PasswordAttempt {
   readonly username: string;
   readonly password: string;
   readonly hash: string | undefined;

@@ -5,7 +5,7 @@ import type { AuthenticateBody } from '../validate/auth.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { TotpAccounts } from './totp-account.js';
 
-export interface SecondStepDeps {
+interface SecondStepDeps {
   readonly store: UserStore;
   readonly totp: TotpAccounts;
   readonly throttle: LoginThrottle;

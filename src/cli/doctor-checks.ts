@@ -10,13 +10,13 @@ import { fail, shown, skip, type Outcome, type Report } from './doctor-report.js
 import { credentialHeaders, signedInOutcome, signInAt, signOutOutcome, type Credential } from './doctor-session.js';
 
 /** The checks in the order of the help; `other` is each further URL, checked for the gate alone. */
-export const CHECK_NAMES = [
+const CHECK_NAMES = [
   'gate', 'api', 'sign-in page', 'return URL', 'client address', 'cookie', 'signed in', 'probe',
   'forged headers', 'jwt cookie', 'forged URI', 'public URL', 'account API', 'long URL', 'sign-out',
 ] as const;
 const NEEDS_ACCOUNT = ['signed in', 'probe', 'forged headers', 'jwt cookie', 'forged URI'] as const;
 
-export interface DoctorPlan {
+interface DoctorPlan {
   /** The URL checked in full. */
   readonly app: URL;
   /** Further URLs, each checked for the gate alone (a request and a WebSocket upgrade without a session). */

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 
 /** The parts of a Set-Cookie line a browser decides by (RFC 6265 section 5.2; the last of each attribute wins). */
-export interface SetCookie {
+interface SetCookie {
   readonly name: string;
   readonly value: string;
   readonly domain: string | undefined;

@@ -114,7 +114,7 @@ async function plainRefusal(url: URL, answer: Exchange, doctor: Doctor): Promise
 }
 
 /** Where the redirects from an anonymous browser request end, and which URL was sent to the sign-in page. */
-export interface SignInPageFound {
+interface SignInPageFound {
   readonly outcome: Outcome;
   /** The sign-in page as the browser was sent to it, query (`rd`) included. */
   readonly loginPage?: URL;

@@ -8,7 +8,7 @@ export interface Exchange {
   readonly json: unknown;
 }
 
-export interface ExchangeOptions {
+interface ExchangeOptions {
   readonly method?: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;

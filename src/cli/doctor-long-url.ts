@@ -5,7 +5,7 @@ import { fail, ok, skip, type Outcome } from './doctor-report.js';
 const LONG_URL_LENGTH = 4000;
 
 /** What the same URL, short, got: the long one is judged only where the short one passed. */
-export interface ShortUrlResults {
+interface ShortUrlResults {
   /** An API request without a session got 401. */
   readonly isRefused: boolean;
   /** Credential headers with which the short URL reached the app; undefined when it did not, or none. */

@@ -12,7 +12,7 @@ export function proxyKindOf(headers: IncomingHttpHeaders): ProxyKind {
 }
 
 /** The fix in each proxy's terms: nginx and Caddy (run by the tests), Traefik (from its documentation) where one applies. */
-export interface Fixes {
+interface Fixes {
   readonly nginx: string;
   readonly Caddy: string;
   readonly Traefik?: string;

@@ -1,5 +1,5 @@
 /** How one check ended: passed, passed with a weakness, failed, or was not made (and why). */
-export type Status = 'ok' | 'WARN' | 'FAIL' | 'skip';
+type Status = 'ok' | 'WARN' | 'FAIL' | 'skip';
 
 export interface Outcome {
   readonly status: Status;

@@ -8,7 +8,7 @@ import { UsageError } from './usage-error.js';
 const MAX_CLIENT_BYTES = 64 * 1024;
 const NOT_A_PASSWORD = 'the password is not valid UTF-8';
 
-export interface PasswordSource {
+interface PasswordSource {
   readonly stdin: Readable & { isTTY?: boolean; setRawMode?: (mode: boolean) => unknown };
   readonly stderr: { write(text: string): unknown };
 }

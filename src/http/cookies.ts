@@ -58,7 +58,7 @@ export function readCookie(header: string | undefined, wanted: string): string |
   return undefined;
 }
 
-export interface CookieOptions {
+interface CookieOptions {
   readonly path: string;
   readonly isSecure: boolean;
   /** `Domain=` (a checked DNS name, --cookie-domain): the cookie then reaches sub-domains too. Absent: host-only. */

@@ -7,8 +7,8 @@ type Headers = Readonly<Record<string, string>>;
  * (docs/contract/oidc.md, the endpoints an app calls); src/app.ts sends either under one connection policy. */
 export type ErrorForm = 'gatehouse' | 'oauth';
 
-export type GatehouseErrorBody = Readonly<{ code: string; message: string }>;
-export type OAuthErrorBody = Readonly<{ error: string; error_description: string }>;
+type GatehouseErrorBody = Readonly<{ code: string; message: string }>;
+type OAuthErrorBody = Readonly<{ error: string; error_description: string }>;
 
 /** An error's answer: `prepared` (status, headers and body, built once) is sent unless the connection must close. */
 export interface PublicError<Body = GatehouseErrorBody | OAuthErrorBody> {

@@ -1,7 +1,7 @@
 /** The route method that matches every request method. */
 export const ANY_METHOD = '*';
 
-export interface RouteFound<H> {
+interface RouteFound<H> {
   readonly handler: H;
   /** The raw (still percent-encoded) path parameter, when the route has one; with several, the last. */
   readonly param: string | undefined;

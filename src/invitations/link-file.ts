@@ -24,7 +24,7 @@ export const LINK_ID_FORMAT = /^[A-Za-z0-9_-]{16}$/;
 const DIGEST_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 /** How the API and the users page name the maker of links made with `gatehouse users invite`: whoever holds the data directory. */
-export const COMMAND_LINE_MAKER = '(command line)';
+const COMMAND_LINE_MAKER = '(command line)';
 
 /**
  * Why a link opens nothing (each has its own message: errors.ts InvitationInvalid). `replaced`: a reset
@@ -123,10 +123,10 @@ const checkLinks: Checker<readonly Link[]> = (input, path): Checked<readonly Lin
 };
 
 export const checkLinksDocument = objectOf({ format: oneOf([1]), links: checkLinks }, { rejectUnknownKeys: true });
-export type LinksDocument = Readonly<CheckedType<typeof checkLinksDocument>>;
+type LinksDocument = Readonly<CheckedType<typeof checkLinksDocument>>;
 export const EMPTY_LINKS: LinksDocument = { format: 1, links: [] };
 
-export const isOpenLink = (link: Link, nowSeconds: number): boolean => link.closed === undefined && link.expiresAt > nowSeconds;
+const isOpenLink = (link: Link, nowSeconds: number): boolean => link.closed === undefined && link.expiresAt > nowSeconds;
 
 /**
  * Why `link` (found by its secret's digest, or not found) opens nothing at `nowSeconds`, or undefined

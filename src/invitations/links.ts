@@ -9,7 +9,7 @@ import {
 } from './link-file.js';
 
 /** A link's secret: 256 random bits, base64url (43 characters), sent only in the link's fragment. */
-export const LINK_SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+const LINK_SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 /** docs/contract/links-and-sessions.md "Invitations", "Reset links": an invitation lasts `days` (1 to 30, default 7); a reset link 24 hours. */
 export const RESET_LINK_SECONDS = 86_400;
 
@@ -22,7 +22,7 @@ export interface MakingAdministrator extends LinkMaker {
   readonly username: string;
 }
 
-export interface NewInvitation {
+interface NewInvitation {
   readonly username?: string | undefined;
   readonly level: AccessLevel;
   readonly groups?: readonly string[] | undefined;
@@ -31,7 +31,7 @@ export interface NewInvitation {
   readonly createdBy: MakingAdministrator | undefined;
 }
 
-export interface NewResetLink {
+interface NewResetLink {
   readonly username: string;
   readonly sessionKey: string;
   readonly createdBy: MakingAdministrator;

@@ -12,7 +12,7 @@ import { LINK_ID_FORMAT, linkView, type Invitation, type Link } from './link-fil
 import type { LinkStore, MakingAdministrator } from './links.js';
 import { linkUrl, type LinkPage } from './link-url.js';
 
-export interface InvitationRouteDeps extends RouteDeps {
+interface InvitationRouteDeps extends RouteDeps {
   readonly links: LinkStore;
 }
 

@@ -2,9 +2,9 @@ import { escapeUnsafeCharacters, quoteForLog } from './terminal-safe.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogFormat = (typeof LOG_FORMATS)[number];
-export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
 export type Logger = ReturnType<typeof createLogger>;
 
 /** The arguments of logger.request with the time: a request line until its batch is written. */

@@ -10,7 +10,7 @@ import type { Scope } from './parameters.js';
 // restart ends them too (apps refresh, or sign in again). Nothing else in Gatehouse looks them up:
 // the gate and the account routes never accept one.
 
-export interface AccessTokenRecord {
+interface AccessTokenRecord {
   readonly clientId: string;
   readonly username: string;
   /** The account's session key when issued: a change that ends its sessions ends the token. */
@@ -27,7 +27,7 @@ export interface AccessTokenRecord {
 
 const digestOf = (token: string): string => createHash('sha256').update(token, 'latin1').digest('base64url');
 /** 43 base64url characters: what every token we issue here looks like. */
-export const ACCESS_TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+const ACCESS_TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
 export type AccessTokenStore = ReturnType<typeof createAccessTokenStore>;
 

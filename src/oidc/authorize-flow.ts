@@ -18,9 +18,9 @@ import { isAllowedBy } from './token-service.js';
 // requests carry it) sends a signed-in browser straight back, and that navigation carries the cookie.
 
 /** Added to the authorize URL the sign-in page returns to: the hop through it has happened (prompt=none). */
-export const HOP_MARK = 'gatehouse_hop';
+const HOP_MARK = 'gatehouse_hop';
 /** Added for prompt=login and max_age: a session made at or after the second it names is fresh enough (fresh-mark.ts). */
-export const FRESH_MARK = 'gatehouse_signed_in_after';
+const FRESH_MARK = 'gatehouse_signed_in_after';
 
 /** The session an authorization request comes with, from its cookie. */
 export interface AuthorizeSession {
@@ -47,7 +47,7 @@ export interface AuthorizeDeps {
  * What an authorization request comes to: a 303 (`location` relative to {base}/oidc/authorize, or
  * absolute: the app), or the page of an account the app's groups refuse (with the links it offers).
  */
-export type AuthorizeAnswer =
+type AuthorizeAnswer =
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'not-open'; readonly username: string; readonly appName: string; readonly backToApp: string; readonly switchAccount: string };
 
@@ -121,7 +121,7 @@ async function decide(
  * The redirect URI with `fields`, the state and `iss` (RFC 9207) added to its query; the URI is one
  * registered for the client, compared exactly, never one taken from elsewhere.
  */
-export function backToApp(issuer: string, target: RedirectTarget, fields: Record<string, string>): string {
+function backToApp(issuer: string, target: RedirectTarget, fields: Record<string, string>): string {
   const query = new URLSearchParams({ ...fields, ...(target.state === undefined ? {} : { state: target.state }), iss: issuer });
   return `${target.redirectUri}${target.redirectUri.includes('?') ? '&' : '?'}${query.toString()}`;
 }

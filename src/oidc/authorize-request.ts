@@ -12,7 +12,7 @@ import {
 // whose failures are sent back to that redirect URI.
 
 /** Why the request cannot be sent back to the app: the 400 page says so. */
-export type NoRedirect = { readonly ok: false; readonly reason: string };
+type NoRedirect = { readonly ok: false; readonly reason: string };
 
 export interface RedirectTarget {
   readonly ok: true;
@@ -23,7 +23,7 @@ export interface RedirectTarget {
   readonly state: string | undefined;
 }
 
-export interface AuthorizeRequest {
+interface AuthorizeRequest {
   readonly scopes: readonly Scope[];
   readonly nonce: string | undefined;
   /** The S256 PKCE challenge, when one was sent (required of public clients). */

@@ -23,7 +23,7 @@ export function userClaims(user: StoredUser, sub: string, scopes: readonly Scope
   return claims;
 }
 
-export interface IdTokenFacts {
+interface IdTokenFacts {
   readonly issuer: string;
   readonly clientId: string;
   readonly user: StoredUser;

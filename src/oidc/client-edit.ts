@@ -83,7 +83,7 @@ export function changesWhoMaySignIn(before: StoredClient, after: StoredClient): 
  * with `amr`, is one the client lets in now: the account in one of its groups, and two factors when
  * it has `mfa`. The account's own sessions are liveAccount's to judge, at the token's next use.
  */
-export function stillLetsIn(client: StoredClient, user: StoredUser | undefined, amr: Amr | undefined): boolean {
+function stillLetsIn(client: StoredClient, user: StoredUser | undefined, amr: Amr | undefined): boolean {
   return user !== undefined && isAllowedBy(client, user) && (client.mfa !== true || isTwoFactor(amr));
 }
 

@@ -90,7 +90,7 @@ export const checkNewClientBody = objectOf({
   alg: optional(oneOf(SIGNING_ALGS)),
   postLogoutRedirectUris: optional(redirectUriList(MAX_REDIRECT_URIS, true)),
 });
-export type NewClient = CheckedType<typeof checkNewClientBody>;
+type NewClient = CheckedType<typeof checkNewClientBody>;
 
 /** A fresh client secret (256 random bits, shown once) and the digest that is stored of it. */
 export function newClientSecret(): { readonly secret: string; readonly digest: string } {

@@ -36,7 +36,7 @@ export interface CodeBinding {
 }
 
 /** What a redeemed code issued, for its revocation on a second use. */
-export interface CodeIssued {
+interface CodeIssued {
   accessTokenDigest?: string;
   grantId?: string;
   /** Set by a second use: the first use, still issuing, revokes what it issues. */
@@ -50,7 +50,7 @@ interface CodeRecord {
   readonly issued: CodeIssued;
 }
 
-export type CodeRedemption =
+type CodeRedemption =
   | { readonly ok: true; readonly binding: CodeBinding; readonly issued: CodeIssued }
   | { readonly ok: false; readonly reason: 'unknown' | 'expired' | 'used'; readonly issued?: CodeIssued };
 

@@ -11,7 +11,7 @@ export const MAX_FORM_PAIRS = 64;
 const MAX_NAME_LENGTH = 64;
 
 export type FormParameters = ReadonlyMap<string, string>;
-export type FormParse = { readonly ok: true; readonly parameters: FormParameters } | { readonly ok: false; readonly problem: string };
+type FormParse = { readonly ok: true; readonly parameters: FormParameters } | { readonly ok: false; readonly problem: string };
 
 const ESCAPE_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
 // A serializer percent-encodes everything else (the WHATWG URL standard's form encoder does): raw

@@ -7,7 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 // copied to another app's request, or kept from an earlier sign-in counts for nothing.
 
 /** How long after it was made a mark counts: time enough to sign in, with a second factor. */
-export const FRESH_MARK_SECONDS = 600;
+const FRESH_MARK_SECONDS = 600;
 
 const MARK_FORMAT = /^([0-9]{1,12})\.([A-Za-z0-9_-]{43})$/;
 

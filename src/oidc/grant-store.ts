@@ -76,12 +76,12 @@ const checkGrantsDocument: Checker<GrantsDocument> = (input) => {
 };
 
 /** What presenting a refresh token came to. */
-export type RefreshOutcome =
+type RefreshOutcome =
   | { readonly ok: true; readonly grant: StoredGrant; readonly token: string }
   | { readonly ok: false; readonly reason: 'unknown' | 'reused' | 'expired' | 'ended'; readonly grant?: StoredGrant };
 
 /** What revoking a refresh token came to, and the family it ended. */
-export interface GrantRevocation {
+interface GrantRevocation {
   readonly outcome: Revocation;
   readonly grant?: StoredGrant;
 }

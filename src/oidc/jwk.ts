@@ -8,7 +8,7 @@ export const SIGNING_ALGS = ['RS256', 'ES256'] as const;
 export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 /** RFC 7518 section 3.3: "A key of size 2048 bits or larger MUST be used with these algorithms." */
-export const MIN_RSA_BITS = 2048;
+const MIN_RSA_BITS = 2048;
 
 /** A public key that verifies one algorithm, named by its `kid`. */
 export interface VerifyingKey {
@@ -29,7 +29,7 @@ export type PublicJwk = Readonly<Record<string, string>>;
 export class KeyRefused extends Error {}
 
 /** The algorithm `key` can sign or verify, or undefined when it is neither kind we use. */
-export function algorithmOf(key: KeyObject): SigningAlg | undefined {
+function algorithmOf(key: KeyObject): SigningAlg | undefined {
   const details = key.asymmetricKeyDetails;
   if (key.asymmetricKeyType === 'rsa' && (details?.modulusLength ?? 0) >= MIN_RSA_BITS) return 'RS256';
   if (key.asymmetricKeyType === 'ec' && details?.namedCurve === 'prime256v1') return 'ES256';

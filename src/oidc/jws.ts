@@ -21,7 +21,7 @@ const ES256_SIGNATURE_BYTES = 64;
 /** Why an id_token (or a hint naming one) is refused. */
 export type JwsRefusal = CompactRefusal | 'kid' | 'unknown-key';
 
-export type JwsInspection =
+type JwsInspection =
   | { readonly ok: true; readonly payload: JsonObject; readonly key: VerifyingKey }
   | { readonly ok: false; readonly reason: JwsRefusal };
 

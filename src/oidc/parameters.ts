@@ -16,8 +16,8 @@ export const CODE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 export const REFRESH_TOKEN_FORMAT = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-export const MAX_STATE_LENGTH = 2048;
-export const MAX_NONCE_LENGTH = 512;
+const MAX_STATE_LENGTH = 2048;
+const MAX_NONCE_LENGTH = 512;
 const MAX_SCOPE_LENGTH = 1024;
 const MAX_SCOPE_TOKENS = 32;
 const MAX_CLIENT_ID_LENGTH = 128;

@@ -21,7 +21,7 @@ import { providerRoutes } from './routes/provider-routes.js';
 import { loadOrCreateSigningKeys } from './signing-keys.js';
 import { createTokenService } from './token-service.js';
 
-export interface Provider {
+interface Provider {
   readonly routes: readonly Route[];
   /** The account page's name and e-mail section. */
   readonly accountSections: readonly PageSection[];
@@ -30,7 +30,7 @@ export interface Provider {
   close(): Promise<void>;
 }
 
-export interface ProviderDeps {
+interface ProviderDeps {
   readonly config: Config;
   readonly fs: StoreFileSystem;
   readonly store: UserStore;

@@ -21,7 +21,7 @@ import type { ClientCredentials, TokenRequest } from './token-request.js';
 // client secret, an unknown, used or expired code or refresh token, a wrong PKCE verifier) counts
 // in the login throttle's per-address window, and a wrong secret also against its client.
 
-export interface TokenServiceDeps {
+interface TokenServiceDeps {
   readonly issuer: string;
   readonly keys: SigningKeySet;
   readonly clients: ClientStore;
@@ -38,7 +38,7 @@ export interface TokenServiceDeps {
 }
 
 /** RFC 6749 section 5.1, plus the id_token of OpenID Connect Core section 3.1.3.3. */
-export interface TokenAnswer {
+interface TokenAnswer {
   readonly access_token: string;
   readonly token_type: 'Bearer';
   readonly expires_in: number;
@@ -48,7 +48,7 @@ export interface TokenAnswer {
 }
 
 /** What a code, access token or refresh token was got through. */
-export interface TokenHolder {
+interface TokenHolder {
   readonly username: string;
   readonly sessionKey: string;
   readonly session?: SignedInSession | undefined;
@@ -60,7 +60,7 @@ export interface TokenHolder {
  * a session ended before then took its codes and tokens with it, session-records.ts `whenEnding`)
  * and its client still lets it in.
  */
-export function liveAccount(
+function liveAccount(
   users: UserStore, sessions: Pick<SessionRecords, 'isOpen'>, holder: TokenHolder, client: StoredClient, nowSeconds: number,
 ): StoredUser | undefined {
   const user = users.find(holder.username);

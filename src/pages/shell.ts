@@ -11,7 +11,7 @@ import type { Route } from '../routes/context.js';
 /** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
 export type Sha256Base64 = (text: string) => string;
 
-export interface PageSpec {
+interface PageSpec {
   /** The document title: plain text, escaped here. */
   readonly title: string;
   /** The HTML inside <main>: written in this repository, never built from a request. */
@@ -96,7 +96,7 @@ export function scriptJson(value: unknown): string {
 }
 
 /** A field for a new password; `label` is HTML written in this repository. */
-export interface NewPasswordField {
+interface NewPasswordField {
   readonly id: string;
   readonly name: string;
   readonly label: string;

@@ -29,7 +29,7 @@ import {
 import { isAdministrator } from '../validate/level.js';
 import { assertStillAdministrator, callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from './context.js';
 
-export interface AuthRouteDeps extends RouteDeps {
+interface AuthRouteDeps extends RouteDeps {
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
   readonly offlineInstruction: (args: readonly string[]) => string;
 }

@@ -9,7 +9,7 @@ export interface Missing {
   readonly isSecondFactorNeeded?: boolean;
 }
 
-export interface ForbiddenPageContent {
+interface ForbiddenPageContent {
   readonly username: string;
   readonly missing: Missing;
   /** Where "sign in as someone else" goes (the sign-out page, then the sign-in page), if known. */

@@ -16,7 +16,7 @@ import { isAdministrator } from '../validate/level.js';
 import type { Route, RequestContext } from './context.js';
 import type { ForbiddenPage, Missing } from './forbidden-page.js';
 
-export interface ForwardRouteDeps {
+interface ForwardRouteDeps {
   readonly judge: Judge;
   /** Hosts an absolute `login=` URL may point at (the login page's own host must be listed). */
   readonly allowedRedirectHosts: readonly string[];

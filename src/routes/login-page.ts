@@ -2,7 +2,7 @@ import { buildPage, PAGE_HELPERS, scriptJson, type BuiltPage, type Sha256Base64 
 import { signInBody, SIGN_IN_SCRIPT } from '../pages/sign-in.js';
 import { safeRedirectTarget } from './redirect-target.js';
 
-export interface LoginPageOptions {
+interface LoginPageOptions {
   /** Hosts `rd` may point at besides the page's own origin (config: --allowed-redirect-hosts). */
   readonly allowedRedirectHosts: readonly string[];
   /** --secure-cookie: the page warns at once when it is opened where a Secure cookie cannot be kept. */

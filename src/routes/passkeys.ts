@@ -16,7 +16,7 @@ import type { RelyingParties, RelyingParty } from '../webauthn/relying-party.js'
 import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from '../webauthn/verify.js';
 import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
 
-export interface PasskeyRouteDeps extends RouteDeps {
+interface PasskeyRouteDeps extends RouteDeps {
   readonly challenges: ChallengeStore;
   /** The key unknown usernames' decoy credential ids are made with (webauthn/decoys.ts). */
   readonly decoyKey: Buffer;

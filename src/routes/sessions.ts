@@ -6,7 +6,7 @@ import { usernameFromPath } from './auth.js';
 import { withNewSessions } from '../store/account-rules.js';
 import { assertStillAdministrator, callerOf, type RequestContext, type Route, type RouteDeps } from './context.js';
 
-export interface SessionRouteDeps extends RouteDeps {
+interface SessionRouteDeps extends RouteDeps {
   readonly sessions: SessionRecords;
 }
 

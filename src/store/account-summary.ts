@@ -4,7 +4,7 @@ import type { StoredUser } from './users.js';
  * What an administrator sees of an account (docs/contract/accounts.md "Administrators' routes", GET
  * /api/auth/users/{username}): counts and flags, never a secret, a digest or client settings.
  */
-export interface AccountSummary {
+interface AccountSummary {
   readonly username: string;
   readonly level: StoredUser['level'];
   readonly groups: readonly string[];

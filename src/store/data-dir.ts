@@ -24,7 +24,7 @@ export class DataDirUnsafe extends Error {
   readonly code = 'DATA_DIR_UNSAFE';
 }
 
-export interface DataDirOptions extends LockOptions {
+interface DataDirOptions extends LockOptions {
   /** The uid that must own the directory and its files (default: ours; undefined where there are no uids). */
   readonly uid?: number | undefined;
 }

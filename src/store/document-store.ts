@@ -32,12 +32,12 @@ export interface DocumentStore<T> {
 }
 
 /** What a change returns: the next document, and the value its promise resolves with. */
-export interface DocumentChange<T, R> {
+interface DocumentChange<T, R> {
   readonly next: T;
   readonly result: R;
 }
 
-export interface DocumentStoreOptions<T> {
+interface DocumentStoreOptions<T> {
   readonly fs: StoreFileSystem;
   readonly dataDir: string;
   /** The file's name in the data directory, e.g. "sessions.json". */

@@ -6,7 +6,7 @@ import { StoreClosed } from '../errors.js';
 // batch; a change resolves only once the file holds it.
 
 /** How one store runs a batch: S is the batch's state, C a change. */
-export interface BatchRunner<S, C> {
+interface BatchRunner<S, C> {
   /** A new batch's state, from what the last write left. */
   begin(): S;
   /** Applies one change to the batch and returns its result; a throw refuses that change alone. */
@@ -15,7 +15,7 @@ export interface BatchRunner<S, C> {
   write(state: S): Promise<void> | undefined;
 }
 
-export interface GroupCommit<C> {
+interface GroupCommit<C> {
   /** Queues `change`; resolves with its result once written. StoreClosed after close(). */
   submit<R>(change: C): Promise<R>;
   /** Refuses every later change (StoreClosed) and resolves once the queued ones are done. */

@@ -1,7 +1,7 @@
 import { octalMode, readSmallFile, SmallFileRefused, whoElseMayWrite } from './small-file.js';
 
 /** How a key file is named in messages and what someone who could swap or read it could do. */
-export interface KeyFileRules {
+interface KeyFileRules {
   /** Starts every message: `GATEHOUSE_SECRET_FILE /run/secrets/x`. */
   readonly label: string;
   readonly maxBytes: number;

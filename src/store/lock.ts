@@ -26,7 +26,7 @@ export interface LeaseTiming {
   readonly pollMs: number;
 }
 
-export const DEFAULT_LEASE: LeaseTiming = Object.freeze({ renewEveryMs: 2_000, expiryMs: 10_000, pollMs: 250 });
+const DEFAULT_LEASE: LeaseTiming = Object.freeze({ renewEveryMs: 2_000, expiryMs: 10_000, pollMs: 250 });
 
 export class DataDirLocked extends Error {
   readonly code = 'DATA_DIR_LOCKED';

@@ -41,7 +41,6 @@ const checkSessionRecord = objectOf(
 export type SessionRecord = Readonly<CheckedType<typeof checkSessionRecord>>;
 
 const checkLastSignIn = objectOf({ username: checkUsername, at: unixSeconds }, { rejectUnknownKeys: true });
-export type LastSignIn = Readonly<CheckedType<typeof checkLastSignIn>>;
 
 /** An array whose items pass `check`, no two with the same `keyOf`. */
 function distinctList<T>(check: Checker<T>, keyOf: (item: T) => string, what: string): Checker<readonly T[]> {
@@ -70,12 +69,12 @@ export const checkSessionsDocument = objectOf(
   },
   { rejectUnknownKeys: true },
 );
-export type SessionsDocument = Readonly<CheckedType<typeof checkSessionsDocument>>;
+type SessionsDocument = Readonly<CheckedType<typeof checkSessionsDocument>>;
 
 export const EMPTY_SESSIONS: SessionsDocument = { format: 1, sessions: [], lastSignIns: [] };
 
 /** The current session key of an account, undefined when there is no such account. */
-export type SessionKeyOf = (username: string) => string | undefined;
+type SessionKeyOf = (username: string) => string | undefined;
 
 /** Whether `record` still opens its account at `nowSeconds`. */
 export function isLiveRecord(record: SessionRecord, sessionKeyOf: SessionKeyOf, nowSeconds: number): boolean {

@@ -23,7 +23,7 @@ const VARIANTS = {
 
 const HEADER_KEYS = ['client', 'type', 'version'];
 
-export type ClientKind = keyof typeof VARIANTS;
+type ClientKind = keyof typeof VARIANTS;
 export const CLIENT_KINDS = Object.keys(VARIANTS) as readonly ClientKind[];
 
 export interface ClientSettings {

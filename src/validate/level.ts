@@ -5,7 +5,7 @@ import { oneOf, type CheckedType } from './check.js';
 export const checkAccessLevel = oneOf([10, 5, 'ADMINISTRATOR', 'USER'] as const);
 export type AccessLevel = CheckedType<typeof checkAccessLevel>;
 
-export type Role = 'administrator' | 'user';
+type Role = 'administrator' | 'user';
 
 export function roleOf(level: AccessLevel): Role {
   return level === 10 || level === 'ADMINISTRATOR' ? 'administrator' : 'user';

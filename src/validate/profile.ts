@@ -5,8 +5,8 @@ import { fail, matching, pass, stringOf, type Checker } from './check.js';
 // random subject identifier they know the account by.
 
 /** RFC 5321 section 4.5.3.1.3: a path is at most 256 octets, so an address at most 254 characters. */
-export const MAX_EMAIL_LENGTH = 254;
-export const MAX_DISPLAY_NAME_LENGTH = 128;
+const MAX_EMAIL_LENGTH = 254;
+const MAX_DISPLAY_NAME_LENGTH = 128;
 
 const checkEmailText = stringOf({ minLength: 3, maxLength: MAX_EMAIL_LENGTH });
 // One "@" with something on each side, no white space: what every app's own check lets through.
@@ -28,5 +28,5 @@ export const checkDisplayName: Checker<string> = (input, path) => {
 };
 
 /** 128 random bits, base64url: made once per account, kept through renames, never reused. */
-export const SUBJECT_FORMAT = /^[A-Za-z0-9_-]{22}$/;
+const SUBJECT_FORMAT = /^[A-Za-z0-9_-]{22}$/;
 export const checkSubject = matching(SUBJECT_FORMAT, 'a subject identifier');

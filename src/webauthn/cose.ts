@@ -7,7 +7,7 @@ import { decodeCbor, reasonError, type CborValue } from './cbor.js';
 
 /** COSE algorithm identifiers, in the order the registration options offer them: EdDSA, ES256, RS256. */
 export const COSE_ALGORITHMS = [-8, -7, -257] as const;
-export type CoseAlgorithm = (typeof COSE_ALGORITHMS)[number];
+type CoseAlgorithm = (typeof COSE_ALGORITHMS)[number];
 
 export type CosePublicKey = { readonly algorithm: CoseAlgorithm; readonly key: KeyObject };
 

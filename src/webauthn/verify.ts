@@ -17,7 +17,7 @@ export interface Expectation {
   readonly isOriginAllowed: (origin: string) => boolean;
 }
 
-export type ClientData = ReturnType<typeof readClientData>;
+type ClientData = ReturnType<typeof readClientData>;
 
 // A browser's clientDataJSON is about 200 bytes; the spec lets it grow with new members.
 export const MAX_CLIENT_DATA_BYTES = 2048;

@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { buildPage, escapeHtml, type Sha256Base64 } from '../../pages/shell.js';
 
 /** What the page says: all of it checked before (the redirect URI registered, the account signed in). */
-export interface NotOpenContent {
+interface NotOpenContent {
   readonly username: string;
   readonly appName: string;
   /** The registered redirect URI with error=access_denied, the state and iss. */
@@ -11,7 +11,7 @@ export interface NotOpenContent {
   readonly switchAccount: string;
 }
 
-export type NotOpenPage = (content: NotOpenContent) => { readonly body: Buffer; readonly headers: Readonly<OutgoingHttpHeaders> };
+type NotOpenPage = (content: NotOpenContent) => { readonly body: Buffer; readonly headers: Readonly<OutgoingHttpHeaders> };
 
 // Built once by the shell (its CSP, style and empty script never change); only the text at the slot
 // differs per answer, escaped, so the CSP's hashes stay true.

@@ -15,7 +15,7 @@ import { addClient, checkNewClientBody, clientSummaryOf, CLIENT_ID_FORMAT, newCl
 import type { ClientStore } from '../client-store.js';
 import type { GrantStore } from '../grant-store.js';
 
-export interface ClientRouteDeps {
+interface ClientRouteDeps {
   readonly users: UserStore;
   readonly revocations: RevocationList | undefined;
   readonly sessions: SessionRecords;

@@ -11,7 +11,7 @@ import type { ClientStore } from '../client-store.js';
 // documents and allow any origin on their own (provider-routes.ts).
 
 /** How long a browser may keep a preflight's answer: an app edited to drop an origin is refused by its next one. */
-export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** The origins an app's redirect URIs name (https and loopback http ones; an app's own scheme has none). */
 function originsOf(client: StoredClient): ReadonlySet<string> {
@@ -22,8 +22,6 @@ function originsOf(client: StoredClient): ReadonlySet<string> {
   }
   return origins;
 }
-
-export type Cors = ReturnType<typeof createCors>;
 
 export function createCors(clients: ClientStore) {
   // Stored clients are frozen values replaced on every change: cache by the value itself.

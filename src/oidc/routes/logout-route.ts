@@ -16,7 +16,7 @@ import { readClientId, readState } from '../parameters.js';
 import type { SigningKeySet } from '../signing-keys.js';
 import { readFormBody, strictQuery } from './wire.js';
 
-export interface LogoutRouteDeps {
+interface LogoutRouteDeps {
   readonly issuer: string;
   readonly clients: ClientStore;
   readonly keys: SigningKeySet;

@@ -21,7 +21,7 @@ import { readClientCredentials, readTokenRequest } from '../token-request.js';
 import { createCors } from './cors.js';
 import { readFormBody, strictQuery } from './wire.js';
 
-export interface ProviderRouteDeps {
+interface ProviderRouteDeps {
   readonly issuer: string;
   readonly clients: ClientStore;
   readonly tokens: TokenService;
@@ -190,7 +190,7 @@ const INVALID_TOKEN = prepareAnswer(401, JSON.stringify({ error: 'invalid_token'
   { 'www-authenticate': 'Bearer realm="Gatehouse", error="invalid_token"' });
 
 /** OpenID Connect Discovery 1.0 section 3, with the values docs/contract/oidc.md "Discovery" lists. */
-export function discoveryDocument(issuer: string) {
+function discoveryDocument(issuer: string) {
   const methods = ['client_secret_basic', 'client_secret_post', 'none'];
   return {
     issuer,
