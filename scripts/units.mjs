@@ -23,7 +23,7 @@ export const UNITS = Object.freeze([
     name: 'core',
     holds: 'who gets in on every request: the access table and its judge, sessions and their records, tokens, passwords (hash format, throttle), machine tokens, the Flood API, the account and administrators\' routes, the gate and its pages\' routes, the account rules and users store, validation, the HTTP edge, and the composition',
     paths: [
-      'src/app.ts', 'src/server.ts', 'src/errors.ts',
+      'src/app.ts', 'src/server.ts', 'src/errors.ts', 'src/time.ts',
       'src/auth/access.ts', 'src/auth/judge.ts', 'src/auth/amr.ts', 'src/auth/session.ts', 'src/auth/session-key.ts',
       'src/auth/session-records.ts', 'src/auth/jwt.ts', 'src/auth/secret.ts', 'src/auth/password.ts',
       'src/auth/throttled-password.ts', 'src/auth/login-throttle.ts', 'src/auth/machine-tokens.ts',

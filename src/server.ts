@@ -43,14 +43,15 @@ import { isAdministrator } from './validate/level.js';
 import { createChallengeStore } from './webauthn/challenges.js';
 import { decoyKeyOf } from './webauthn/decoys.js';
 import { relyingPartiesOf } from './webauthn/relying-party.js';
+import type { EpochMs } from './time.js';
 
 /** How long the store, revocations and hashing threads get to finish after the shutdown timeout. */
 export const FINAL_WRITES_MS = 2_000;
 
 interface ServerOptions {
   readonly logger: Logger;
-  /** Milliseconds since the epoch; tests inject a clock they can move. */
-  readonly now?: () => number;
+  /** The wall clock; tests inject one they can move. */
+  readonly now?: () => EpochMs;
   /** The store's file operations; tests inject faults here. */
   readonly fileSystem?: StoreFileSystem;
   /** A stop requested while start-up waits for the data directory lock: startServer rejects, holding nothing. */

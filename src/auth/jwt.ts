@@ -5,11 +5,12 @@ import {
   decodeJsonSegment, encodeJsonSegment, headerRefusal, joinCompact, splitCompact, timeRefusal, type CompactRefusal,
   type JsonObject, type TimeRefusal,
 } from './jose.js';
+import type { EpochSeconds } from '../time.js';
 
 export interface SessionClaims {
   readonly username: string;
-  readonly iat: number;
-  readonly exp: number;
+  readonly iat: EpochSeconds;
+  readonly exp: EpochSeconds;
   /** The user's session key when we issued the token; absent in tokens minted elsewhere (content tokens). */
   readonly sid?: string;
   /** How the session was made (RFC 8176); absent in tokens minted elsewhere and in older ones: one factor. */

@@ -1,3 +1,5 @@
+import type { EpochMs } from '../time.js';
+
 export interface ThrottleSettings {
   readonly maxFailuresPerUsername: number;
   readonly maxFailuresPerAddress: number;
@@ -10,7 +12,7 @@ export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
 
 interface Window {
   failures: number;
-  startedMs: number;
+  startedMs: EpochMs;
 }
 
 /**
@@ -22,7 +24,7 @@ export function createLoginThrottle(settings: ThrottleSettings) {
   const byUsername = new Map<string, Window>();
   const byAddress = new Map<string, Window>();
 
-  const live = (map: Map<string, Window>, key: string, nowMs: number): Window | undefined => {
+  const live = (map: Map<string, Window>, key: string, nowMs: EpochMs): Window | undefined => {
     const entry = map.get(key);
     if (entry !== undefined && nowMs - entry.startedMs >= windowMs) {
       map.delete(key);
@@ -31,12 +33,12 @@ export function createLoginThrottle(settings: ThrottleSettings) {
     return entry;
   };
 
-  const waitSeconds = (entry: Window | undefined, max: number, nowMs: number): number =>
+  const waitSeconds = (entry: Window | undefined, max: number, nowMs: EpochMs): number =>
     entry === undefined || entry.failures < max
       ? 0
       : Math.max(1, Math.ceil((entry.startedMs + windowMs - nowMs) / 1000));
 
-  const count = (map: Map<string, Window>, key: string, nowMs: number): void => {
+  const count = (map: Map<string, Window>, key: string, nowMs: EpochMs): void => {
     const entry = live(map, key, nowMs);
     if (entry !== undefined) {
       entry.failures++;
@@ -56,12 +58,12 @@ export function createLoginThrottle(settings: ThrottleSettings) {
   };
 
   /** Seconds until a login for this username from this address may be tried again, or 0. */
-  const retryAfterSeconds = (username: string, address: string, nowMs: number): number =>
+  const retryAfterSeconds = (username: string, address: string, nowMs: EpochMs): number =>
     Math.max(
       waitSeconds(live(byUsername, username, nowMs), settings.maxFailuresPerUsername, nowMs),
       waitSeconds(live(byAddress, address, nowMs), settings.maxFailuresPerAddress, nowMs),
     );
-  const recordFailure = (username: string, address: string, nowMs: number): void => {
+  const recordFailure = (username: string, address: string, nowMs: EpochMs): void => {
     count(byUsername, username, nowMs);
     count(byAddress, address, nowMs);
   };
@@ -70,13 +72,13 @@ export function createLoginThrottle(settings: ThrottleSettings) {
     retryAfterSeconds,
     recordFailure,
     /** A failure that names no account (an unknown code or refresh token, a wrong PKCE verifier): the address's alone. */
-    recordAddressFailure: (address: string, nowMs: number): void => count(byAddress, address, nowMs),
+    recordAddressFailure: (address: string, nowMs: EpochMs): void => count(byAddress, address, nowMs),
     /**
      * Check and count in one step, before any hashing: returns the wait in seconds (nothing
      * counted), or 0 after counting the attempt as a failure. Counting up front means parallel
      * guesses cannot all pass the check while the first ones are still hashing.
      */
-    beginAttempt(username: string, address: string, nowMs: number): number {
+    beginAttempt(username: string, address: string, nowMs: EpochMs): number {
       const wait = retryAfterSeconds(username, address, nowMs);
       if (wait === 0) recordFailure(username, address, nowMs);
       return wait;

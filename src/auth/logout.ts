@@ -1,6 +1,7 @@
 import type { RevocationList } from './revocations.js';
 import type { Caller } from './session.js';
 import type { SessionRecords } from './session-records.js';
+import type { EpochMs } from '../time.js';
 
 /**
  * Who asks to sign out, for what signing out ends (docs/contract/links-and-sessions.md "Signing out"):
@@ -22,7 +23,7 @@ type SignOutBy = 'browser' | 'script';
  * existed) is judged as before.
  */
 export async function endOnLogout(
-  deps: { readonly revocations: RevocationList | undefined; readonly sessions: SessionRecords; readonly now: () => number },
+  deps: { readonly revocations: RevocationList | undefined; readonly sessions: SessionRecords; readonly now: () => EpochMs },
   caller: Caller,
   by: SignOutBy,
 ): Promise<void> {

@@ -4,6 +4,7 @@ import { touchMachineToken } from '../store/machine-token-rules.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import { MACHINE_TOKEN_FORMAT, MACHINE_TOKEN_LENGTH, type StoredMachineToken } from '../validate/machine-token.js';
 import { decodeUtf8Strict } from '../validate/utf8.js';
+import type { EpochSeconds } from '../time.js';
 
 // Machine tokens (SECURITY.md "Machine tokens and groups"): 256 random bits shown once, stored only as their
 // SHA-256 digest, looked up by that digest. No scrypt: the token has the entropy a password lacks,
@@ -28,7 +29,7 @@ const LAST_USED_RESOLUTION_SECONDS = 3600;
 
 type IndexEntry = { readonly user: StoredUser; readonly token: StoredMachineToken };
 
-export function createMachineTokenVerifier(deps: { store: UserStore; logger: Logger; nowSeconds: () => number }) {
+export function createMachineTokenVerifier(deps: { store: UserStore; logger: Logger; nowSeconds: () => EpochSeconds }) {
   const { store, logger } = deps;
   // Digest -> token, rebuilt when the store has changed since: a deleted token, a deleted user or
   // a password change is gone from the next request on.

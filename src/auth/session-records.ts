@@ -8,6 +8,7 @@ import {
 import type { StoredUser, UserStore } from '../store/users.js';
 import type { Amr } from './amr.js';
 import { newSessionId } from './session-key.js';
+import type { EpochSeconds } from '../time.js';
 
 /** `lastSeenAt` is written at most this often per session (docs/contract/links-and-sessions.md "Sessions": coarse). */
 export const LAST_SEEN_RESOLUTION_SECONDS = 3600;
@@ -39,7 +40,7 @@ export async function openSessionRecords(deps: {
   dataDir: string;
   users: UserStore;
   logger: Logger;
-  nowSeconds: () => number;
+  nowSeconds: () => EpochSeconds;
 }) {
   const { users, logger, nowSeconds } = deps;
   const store = await openDocumentStore({

@@ -3,6 +3,7 @@ import type { StoredUser, UserStore } from '../store/users.js';
 import type { SessionClaims, TokenCodec } from './jwt.js';
 import type { RevocationList } from './revocations.js';
 import type { SessionRecords } from './session-records.js';
+import type { EpochSeconds } from '../time.js';
 
 /** A request's account, as the session token it carried opens it. */
 export interface Caller {
@@ -67,7 +68,7 @@ function sessionProblem(user: StoredUser, token: string, claims: SessionClaims, 
 export function createSessionChecker(deps: SessionEnds & {
   codec: TokenCodec;
   store: UserStore;
-  nowSeconds: () => number;
+  nowSeconds: () => EpochSeconds;
 }) {
   return {
     /** The caller behind `token`, or the reason there is none. Never throws. */

@@ -8,13 +8,13 @@ import type { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { Caller } from './session.js';
 import type { WorkKey } from './work-limiter.js';
+import type { EpochMs } from '../time.js';
 
 /** What judging a password needs: the hash queue, the login throttle and the clock. */
 export interface PasswordChecks {
   readonly hasher: PasswordHasher;
   readonly throttle: LoginThrottle;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 interface PasswordAttempt {

@@ -6,6 +6,7 @@ import {
 } from './totp.js';
 import { TotpNotPending, WrongCode } from '../errors.js';
 import type { StoredTotp, StoredUser } from '../store/users.js';
+import type { EpochMs } from '../time.js';
 
 /** What a code that signs in changes: the step it used, or the recovery code it spends. */
 type TotpUse = { readonly step: number } | { readonly recoveryDigest: string };
@@ -21,7 +22,7 @@ const MAX_WRONG_CONFIRMS = 5;
 interface Pending {
   readonly seed: Buffer;
   readonly sessionKey: string;
-  readonly expiresAtMs: number;
+  readonly expiresAtMs: EpochMs;
   wrongCodes: number;
 }
 
@@ -40,7 +41,7 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
 
   return {
     /** What `code` would use of this account's TOTP at `nowMs`, or undefined when it does not sign in. */
-    judge(totp: StoredTotp, code: string, nowMs: number): TotpUse | undefined {
+    judge(totp: StoredTotp, code: string, nowMs: EpochMs): TotpUse | undefined {
       if (isTotpCodeShape(code)) {
         const seed = sealer.open(totp.sealedSeed);
         if (seed === undefined) {
@@ -63,7 +64,7 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
       return { ...totp, recoveryDigests: totp.recoveryDigests.filter((_, i) => i !== index) };
     },
     /** Starts (or restarts) a set-up for `user`, held in memory for 10 minutes: its seed as base32 and as a Key URI. */
-    begin(user: StoredUser, nowMs: number): { readonly secret: string; readonly uri: string } {
+    begin(user: StoredUser, nowMs: EpochMs): { readonly secret: string; readonly uri: string } {
       if (pending.size >= SWEEP_AT) {
         for (const [name, entry] of pending) if (entry.expiresAtMs <= nowMs) pending.delete(name);
       }
@@ -78,7 +79,7 @@ export function createTotpAccounts(sealer: Sealer, onUnreadableSeed: () => void)
      * credentials changed since) or WrongCode.
      */
     confirm(
-      user: StoredUser, code: string, nowMs: number,
+      user: StoredUser, code: string, nowMs: EpochMs,
     ): { readonly totp: StoredTotp; readonly recoveryCodes: readonly string[] } {
       const entry = pending.get(user.username);
       if (entry === undefined || entry.expiresAtMs <= nowMs || entry.sessionKey !== user.sessionKey) {

@@ -4,14 +4,14 @@ import type { StoredUser, UserStore } from '../store/users.js';
 import type { AuthenticateBody } from '../validate/auth.js';
 import type { LoginThrottle } from './login-throttle.js';
 import type { TotpAccounts } from './totp-account.js';
+import type { EpochMs } from '../time.js';
 
 interface SecondStepDeps {
   readonly store: UserStore;
   readonly totp: TotpAccounts;
   readonly throttle: LoginThrottle;
   readonly logger: Logger;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 /**

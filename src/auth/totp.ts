@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { encodeBase32 } from './base32.js';
+import type { EpochMs } from '../time.js';
 
 // RFC 6238 with the parameters every authenticator app assumes
 // (docs/contract/accounts.md "Stored per account"): HMAC-SHA-1, 6 digits, 30-second steps from the
@@ -29,12 +30,12 @@ export function hotp(seed: Uint8Array, counter: number, digits: number = TOTP_DI
 }
 
 /** The RFC 6238 time step holding `nowMs` (T0 = 0). */
-export function totpStep(nowMs: number): number {
+export function totpStep(nowMs: EpochMs): number {
   return Math.floor(nowMs / 1000 / TOTP_STEP_SECONDS);
 }
 
 /** The code an authenticator shows at `nowMs`. */
-export function totpCode(seed: Uint8Array, nowMs: number, digits: number = TOTP_DIGITS): string {
+export function totpCode(seed: Uint8Array, nowMs: EpochMs, digits: number = TOTP_DIGITS): string {
   return hotp(seed, totpStep(nowMs), digits);
 }
 
@@ -48,7 +49,7 @@ export function isTotpCodeShape(code: string): boolean {
  * `lastUsedStep` (a step signs in once: RFC 6238 section 5.2), or undefined. Every candidate
  * is compared in constant time, so the answer's timing says nothing about which one matched.
  */
-export function matchTotpStep(seed: Uint8Array, code: string, nowMs: number, lastUsedStep: number): number | undefined {
+export function matchTotpStep(seed: Uint8Array, code: string, nowMs: EpochMs, lastUsedStep: number): number | undefined {
   if (!isTotpCodeShape(code)) return undefined;
   const received = Buffer.from(code, 'latin1');
   const current = totpStep(nowMs);

@@ -1,3 +1,5 @@
+import type { EpochMs } from '../time.js';
+
 // RFC 6265 section 5.2 trims only SP and HTAB; String.prototype.trim would read `\u00a0jwt=` as
 // `jwt`, a name the proxies' cookie filters, browsers and this parser must all see the same way.
 function isWsp(code: number): boolean {
@@ -66,7 +68,7 @@ interface CookieOptions {
 }
 
 /** The session cookie (docs/contract/flood-api.md "Tokens and cookies"). */
-export function sessionCookie(token: string, maxAgeSeconds: number, nowMs: number, options: CookieOptions): string {
+export function sessionCookie(token: string, maxAgeSeconds: number, nowMs: EpochMs, options: CookieOptions): string {
   return cookieLine(token, maxAgeSeconds, new Date(nowMs + maxAgeSeconds * 1000).toUTCString(), options);
 }
 

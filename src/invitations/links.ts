@@ -7,6 +7,7 @@ import {
   checkLinksDocument, EMPTY_LINKS, LINKS_FILE, openLinksOf, problemOf, withClosedLink, withNewLink, withReopenedLink,
   type Invitation, type Link, type LinkKind, type LinkMaker, type LinkProblem, type LinkStanding, type ResetLink,
 } from './link-file.js';
+import type { EpochSeconds } from '../time.js';
 
 /** A link's secret: 256 random bits, base64url (43 characters), sent only in the link's fragment. */
 const LINK_SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
@@ -50,7 +51,7 @@ const invalid = (kind: LinkKind, problem: LinkProblem): Error =>
  * kept. A link that no longer `stands` (link-standing.ts) is withdrawn: it opens nothing, is not
  * listed, and is marked so at the next link made. Throws DocumentCorrupt on load.
  */
-export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string; nowSeconds: () => number; stands: LinkStanding }) {
+export async function openLinkStore(deps: { fs: StoreFileSystem; dataDir: string; nowSeconds: () => EpochSeconds; stands: LinkStanding }) {
   const { nowSeconds, stands } = deps;
   /** Why `link` opens nothing now, or undefined; `links` (the file's) tell a replaced reset link apart. */
   const problemNow = (link: Link | undefined, links: readonly Link[] = store.current.links): LinkProblem | undefined =>

@@ -1,4 +1,5 @@
 import { escapeUnsafeCharacters, quoteForLog } from './terminal-safe.js';
+import type { EpochMs } from '../time.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -45,7 +46,7 @@ export function createLogger(options: {
   format: LogFormat;
   stdout: LogSink;
   stderr: LogSink;
-  now?: () => number;
+  now?: () => EpochMs;
 }) {
   const now = options.now ?? Date.now;
   const threshold = RANK[options.level];

@@ -10,6 +10,7 @@ import type { CodeStore, SignedInSession } from './codes.js';
 import type { FormParameters } from './form.js';
 import type { FreshMarks } from './fresh-mark.js';
 import { isAllowedBy } from './token-service.js';
+import type { EpochSeconds } from '../time.js';
 
 // What an authorization request comes to, once its client and redirect URI are known good
 // (docs/contract/oidc.md "Authorize"): a code sent back to the app, an error sent back
@@ -40,7 +41,7 @@ export interface AuthorizeDeps {
   readonly freshMarks: FreshMarks;
   /** Whether this client, for this account, needs a two-factor session (its `mfa`, --require-mfa, or the administrators' rule). */
   readonly needsTwoFactors: (client: StoredClient, user: StoredUser) => boolean;
-  readonly nowSeconds: () => number;
+  readonly nowSeconds: () => EpochSeconds;
 }
 
 /**

@@ -20,6 +20,7 @@ import { logoutRoutes } from './routes/logout-route.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { loadOrCreateSigningKeys } from './signing-keys.js';
 import { createTokenService } from './token-service.js';
+import type { EpochMs } from '../time.js';
 
 interface Provider {
   readonly routes: readonly Route[];
@@ -40,8 +41,7 @@ interface ProviderDeps {
   readonly cookies: SessionCookies;
   readonly logger: Logger;
   readonly sha256Base64: Sha256Base64;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 /**

@@ -15,6 +15,7 @@ import { signJwt } from './jws.js';
 import type { Scope } from './parameters.js';
 import type { SigningKeySet } from './signing-keys.js';
 import type { ClientCredentials, TokenRequest } from './token-request.js';
+import type { EpochMs } from '../time.js';
 
 // The token endpoint's work (RFC 6749 sections 4.1.3 and 6, OpenID Connect Core 3.1.3), revocation
 // (RFC 7009) and userinfo (OpenID Connect Core 5.3). Every failure that could be a guess (a wrong
@@ -33,8 +34,7 @@ interface TokenServiceDeps {
   readonly sessions: Pick<SessionRecords, 'isOpen'>;
   readonly throttle: LoginThrottle;
   readonly logger: Logger;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 /** RFC 6749 section 5.1, plus the id_token of OpenID Connect Core section 3.1.3.3. */

@@ -10,6 +10,7 @@ import { passwordChecker } from '../validate/auth.js';
 import { objectOf } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
 import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from './context.js';
+import type { EpochMs, EpochSeconds } from '../time.js';
 
 
 /**
@@ -38,7 +39,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         ...(user.email === undefined ? {} : { email: user.email, emailVerified: user.emailVerified === true }),
         ...(user.name === undefined ? {} : { name: user.name }),
         totp: user.totp !== undefined,
-        // Times in milliseconds since the epoch, null when none; never a key, token or digest.
+        // Times in milliseconds (EpochMs), null when none; never a key, token or digest.
         passkeys: (user.passkeys ?? []).map(({ id, name, createdAt, lastUsedAt }) => {
           return { id, name, createdAt: createdAt * 1000, lastUsedAt: ms(lastUsedAt) };
         }),
@@ -127,7 +128,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
   ];
 }
 
-/** Seconds since the epoch as the account API shows them: milliseconds, null when none. */
-function ms(seconds: number | undefined): number | null {
+/** A stored time as the account API shows it: milliseconds, null when none. */
+function ms(seconds: EpochSeconds | undefined): EpochMs | null {
   return seconds === undefined ? null : seconds * 1000;
 }

@@ -28,6 +28,7 @@ import {
 } from '../validate/auth.js';
 import { isAdministrator } from '../validate/level.js';
 import { assertStillAdministrator, callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from './context.js';
+import type { EpochSeconds } from '../time.js';
 
 interface AuthRouteDeps extends RouteDeps {
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
@@ -260,7 +261,7 @@ async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   sendJson(ctx.res, 200, { username: target });
 }
 
-function nowSeconds(api: AuthApi): number {
+function nowSeconds(api: AuthApi): EpochSeconds {
   return Math.floor(api.now() / 1000);
 }
 

@@ -18,6 +18,7 @@ import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import type { Checker } from '../validate/check.js';
 import { isAdministrator } from '../validate/level.js';
 import type { SessionCookies } from './session-cookie.js';
+import type { EpochMs } from '../time.js';
 
 /** What a handler gets: the parsed pieces of one request. */
 export interface RequestContext {
@@ -65,8 +66,7 @@ export interface RouteDeps {
   readonly proxyTrust: ProxyTrust;
   readonly totp: TotpAccounts;
   readonly cookies: SessionCookies;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 /**

@@ -15,6 +15,7 @@ import { parseGroupFilter } from '../validate/groups.js';
 import { isAdministrator } from '../validate/level.js';
 import type { Route, RequestContext } from './context.js';
 import type { ForbiddenPage, Missing } from './forbidden-page.js';
+import type { EpochMs } from '../time.js';
 
 interface ForwardRouteDeps {
   readonly judge: Judge;
@@ -24,8 +25,8 @@ interface ForwardRouteDeps {
   readonly logger: Logger;
   /** `--require-mfa`: every check needs a two-factor session, as if the URL said `mfa=1`. */
   readonly requireMfa?: boolean;
-  /** Milliseconds since the epoch (the pace of the redirect-loop warning); Date.now when absent. */
-  readonly now?: () => number;
+  /** The wall clock (the pace of the redirect-loop warning); Date.now when absent. */
+  readonly now?: () => EpochMs;
   /** The 403 page for a browser (Accept: text/html); without it every 403 is JSON. */
   readonly forbiddenPage?: ForbiddenPage;
 }

@@ -11,6 +11,7 @@ import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
 import type { RequestContext } from './context.js';
+import type { EpochMs } from '../time.js';
 
 export interface SessionCookies {
   /**
@@ -37,7 +38,7 @@ export function createSessionCookies(deps: {
   proxyTrust: ProxyTrust;
   sessions: SessionRecords;
   logger: Logger;
-  now: () => number;
+  now: () => EpochMs;
 }): SessionCookies {
   const { config, sessions } = deps;
   const path = config.baseUri === '' ? '/' : config.baseUri;

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isErrorCode } from './atomic-file.js';
 import { readLockFile, type SeenLock } from './lock-file.js';
+import type { EpochMs } from '../time.js';
 
 /** Where a process runs: enough to tell a container's pid 1 from another's, and a dead pid from a live one. */
 export interface HolderIdentity {
@@ -78,7 +79,7 @@ export async function watch(
 }
 
 /** "Gatehouse (serve) on host h, pid 1 in another PID namespace, lease last renewed ... (3 s ago)". */
-export function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: number): string {
+export function describeHolder(seen: SeenLock, ours: HolderIdentity | undefined, nowMs: EpochMs): string {
   const { record } = seen;
   if (record === undefined) {
     return seen.legacyPid === undefined

@@ -11,6 +11,7 @@ import { LOCK_FILE, LOCK_FORMAT, LOCK_TEMP, placeWhole, readLockFile, takeOver, 
 import {
   describeHolder, judge, ownIdentity, readBootClock, watch, type HolderIdentity, type Verdict,
 } from './lock-holder.js';
+import type { EpochMs } from '../time.js';
 
 export { LOCK_FILE } from './lock-file.js';
 export type { HolderIdentity } from './lock-holder.js';
@@ -64,8 +65,8 @@ export interface LockOptions {
   readonly timing?: LeaseTiming;
   /** Tests pose as another host or namespace here. */
   readonly identity?: HolderIdentity;
-  /** Wall clock in milliseconds since the epoch (tests). */
-  readonly now?: () => number;
+  /** The wall clock (tests). */
+  readonly now?: () => EpochMs;
   /** Aborts the wait for a lock: lockDataDir rejects with the signal's reason, holding nothing. */
   readonly signal?: AbortSignal | undefined;
   /** Called once when the starter waits for a lease that looks live but may be stale. */
@@ -151,7 +152,7 @@ function holdLease(held: {
   nonce: string;
   timing: LeaseTiming;
   content: () => string;
-  now: () => number;
+  now: () => EpochMs;
   replacedNonce: string | undefined;
 }): DataDirLock {
   const { dir, path, nonce, timing, content, now, replacedNonce } = held;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { TooManyChallenges } from '../errors.js';
 import { homeNetworkKeyOf, networkKeyOf } from '../http/network-key.js';
 import { CHALLENGE_BYTES } from './verify.js';
+import type { EpochMs } from '../time.js';
 
 // WebAuthn challenges (section 13.4.3): 32 random bytes, good for one use and five minutes, held
 // in memory only, bounded whatever a flood of options requests does
@@ -24,13 +25,13 @@ export interface ChallengeEntry {
 
 export interface ChallengeStore {
   /** A fresh challenge for `entry`; `client` is the asker's throttle key. Throws TooManyChallenges (see above). */
-  issue(entry: ChallengeEntry, client: string, nowMs: number): Buffer;
+  issue(entry: ChallengeEntry, client: string, nowMs: EpochMs): Buffer;
   /** Removes the challenge and returns what it was issued for; undefined when unknown, used or expired. */
-  take(challenge: Buffer, nowMs: number): ChallengeEntry | undefined;
+  take(challenge: Buffer, nowMs: EpochMs): ChallengeEntry | undefined;
   readonly size: number;
 }
 
-type Held = { readonly entry: ChallengeEntry; readonly expiresAt: number; readonly network: string; readonly wide: string };
+type Held = { readonly entry: ChallengeEntry; readonly expiresAt: EpochMs; readonly network: string; readonly wide: string };
 type ChallengeLimits = Readonly<
   Record<'ttlMs' | 'maxPerNetwork' | 'maxPerWideNetwork' | 'maxSignIn' | 'maxRegistration', number>
 >;
@@ -73,7 +74,7 @@ export function createChallengeStore(limits: ChallengeLimits = CHALLENGE_LIMITS)
     remove(byWide, found.wide, key);
   };
   /** A refusal whose Retry-After is when the oldest of `keys` (which is full) expires. */
-  const refusal = (keys: Set<string> | undefined, nowMs: number): TooManyChallenges => {
+  const refusal = (keys: Set<string> | undefined, nowMs: EpochMs): TooManyChallenges => {
     const expiresAt = held.get(oldest(keys) ?? '')?.expiresAt ?? nowMs + limits.ttlMs;
     return new TooManyChallenges(Math.max(1, Math.ceil((expiresAt - nowMs) / 1000)));
   };

@@ -14,6 +14,7 @@ import { changesWhoMaySignIn, checkClientChanges, editClient, endTokensNoLongerL
 import { addClient, checkNewClientBody, clientSummaryOf, CLIENT_ID_FORMAT, newClientSecret, removeClient } from '../clients.js';
 import type { ClientStore } from '../client-store.js';
 import type { GrantStore } from '../grant-store.js';
+import type { EpochMs } from '../../time.js';
 
 interface ClientRouteDeps {
   readonly users: UserStore;
@@ -24,8 +25,7 @@ interface ClientRouteDeps {
   readonly accessTokens: AccessTokenStore;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 const orNull = <T>(check: Checker<T>): Checker<T | null> => (input, path) => (input === null ? pass(null) : check(input, path));

@@ -15,6 +15,7 @@ import { buildLogoutConfirmPage, buildNoRedirectPage, buildSignedOutPage } from 
 import { readClientId, readState } from '../parameters.js';
 import type { SigningKeySet } from '../signing-keys.js';
 import { readFormBody, strictQuery } from './wire.js';
+import type { EpochMs } from '../../time.js';
 
 interface LogoutRouteDeps {
   readonly issuer: string;
@@ -26,8 +27,7 @@ interface LogoutRouteDeps {
   readonly logger: Logger;
   readonly sha256Base64: Sha256Base64;
   readonly maxBodyBytes: number;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 /** What a logout request names: the app (from a valid hint, else client_id) and where to return. */

@@ -20,6 +20,7 @@ import type { TokenService } from '../token-service.js';
 import { readClientCredentials, readTokenRequest } from '../token-request.js';
 import { createCors } from './cors.js';
 import { readFormBody, strictQuery } from './wire.js';
+import type { EpochMs } from '../../time.js';
 
 interface ProviderRouteDeps {
   readonly issuer: string;
@@ -35,8 +36,7 @@ interface ProviderRouteDeps {
   readonly maxBodyBytes: number;
   readonly logger: Logger;
   readonly sha256Base64: Sha256Base64;
-  /** Milliseconds since the epoch. */
-  readonly now: () => number;
+  readonly now: () => EpochMs;
 }
 
 /** Public documents: apps fetch them, and may keep them a few minutes. */
