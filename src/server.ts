@@ -43,7 +43,7 @@ import { isAdministrator } from './validate/level.js';
 import { createChallengeStore } from './webauthn/challenges.js';
 import { decoyKeyOf } from './webauthn/decoys.js';
 import { relyingPartiesOf } from './webauthn/relying-party.js';
-import type { EpochMs } from './time.js';
+import { epochSeconds, type EpochMs } from './time.js';
 
 /** How long the store, revocations and hashing threads get to finish after the shutdown timeout. */
 export const FINAL_WRITES_MS = 2_000;
@@ -110,9 +110,9 @@ export async function startServer(config: Config, options: ServerOptions) {
     let isStopping = false;
     void lock.lost.then(() => (isStopping = true));
     const totp = await openTotpAccounts({ config, fs, store, logger });
-    const sessions = await openSessionRecords({ fs, dataDir: config.dataDir, users: store, logger, nowSeconds: () => Math.floor(now() / 1000) });
-    const session = createSessionChecker({ codec, store, revocations, sessions, nowSeconds: () => Math.floor(now() / 1000) });
-    const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => Math.floor(now() / 1000) });
+    const sessions = await openSessionRecords({ fs, dataDir: config.dataDir, users: store, logger, nowSeconds: () => epochSeconds(now()) });
+    const session = createSessionChecker({ codec, store, revocations, sessions, nowSeconds: () => epochSeconds(now()) });
+    const machineTokens = createMachineTokenVerifier({ store, logger, nowSeconds: () => epochSeconds(now()) });
     const throttle = createLoginThrottle(config.throttle);
     const cookies = createSessionCookies({ config, codec, proxyTrust, sessions, logger, now });
     const relyingParties = relyingPartiesOf(config);

@@ -6,3 +6,8 @@ export type EpochMs = number;
 
 /** Whole seconds since the Unix epoch: JWT claims (RFC 7519 NumericDate) and stored times. */
 export type EpochSeconds = number;
+
+/** The whole second `ms` falls in: how a time is written into a token or a stored record. */
+export function epochSeconds(ms: EpochMs): EpochSeconds {
+  return Math.floor(ms / 1000);
+}

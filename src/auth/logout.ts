@@ -1,7 +1,7 @@
 import type { RevocationList } from './revocations.js';
 import type { Caller } from './session.js';
 import type { SessionRecords } from './session-records.js';
-import type { EpochMs } from '../time.js';
+import { epochSeconds, type EpochMs } from '../time.js';
 
 /**
  * Who asks to sign out, for what signing out ends (docs/contract/links-and-sessions.md "Signing out"):
@@ -27,7 +27,7 @@ export async function endOnLogout(
   caller: Caller,
   by: SignOutBy,
 ): Promise<void> {
-  if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, Math.floor(deps.now() / 1000));
+  if (deps.revocations !== undefined) await deps.revocations.revoke(caller.token, caller.claims, epochSeconds(deps.now()));
   const isRecordEnding = by === 'browser' || deps.revocations !== undefined;
   if (isRecordEnding && caller.claims.ses !== undefined) await deps.sessions.end(caller.user.username, caller.claims.ses);
 }

@@ -3,6 +3,7 @@ import { checkUsername } from '../validate/auth.js';
 import { parseFlags, wholeNumberFlag, type CliIo } from './commands.js';
 import { readGivenFile } from './read-input.js';
 import { EXIT_OK, UsageError } from './usage-error.js';
+import { epochSeconds } from '../time.js';
 
 export const FLOOD_TOKEN_HELP = `Usage: gatehouse flood-token --secret-file PATH [--username NAME] [--days N]
 
@@ -57,7 +58,7 @@ export async function floodTokenCommand(args: readonly string[], io: CliIo): Pro
     // Flood accepts 30 characters; an HMAC-SHA256 key shorter than the hash is weaker (RFC 2104 section 3).
     throw new UsageError(`${path} holds ${secret.length} bytes; a secret of at least ${MIN_SECRET_BYTES} is needed (give Flood a longer one)`);
   }
-  const iat = Math.floor(Date.now() / 1000);
+  const iat = epochSeconds(Date.now());
   // Flood checks its cookie token against a strict {username, iat, exp}: no other claim.
   const token = createTokenCodec(secret).sign({ username, iat, exp: iat + days * 86_400 });
   io.stdout.write(`${token}\n`);

@@ -20,6 +20,7 @@ import { EXIT_OK, UsageError } from './usage-error.js';
 import {
   INVITE_FLAGS, INVITE_HELP_LINE, inviteCommand, LINKS_FLAGS, LINKS_HELP_LINES, linksCommand, withdrawCommand,
 } from '../invitations/link-commands.js';
+import { epochSeconds } from '../time.js';
 
 // Offline administration works on the data directory directly, holding its lock, so it
 // refuses while a service runs there. It goes through the same validators and store rules.
@@ -193,7 +194,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
     ? ''
     : valid(command === 'add' ? checkNewUsername : checkUsername, positionals[0], 'NAME');
   const shown = escapeUnsafeCharacters(name);
-  const nowSeconds = Math.floor(Date.now() / 1000);
+  const nowSeconds = epochSeconds(Date.now());
   const hashOf = async (password: string): Promise<string> =>
     hashPassword(valid(passwordChecker(config.passwordMinimums.gatehouse), password, 'password'), config.scryptCost);
   const newPassword = (): Promise<string> => readNewPassword(io, values['password-stdin'] === true);

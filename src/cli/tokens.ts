@@ -8,6 +8,7 @@ import { checkMachineTokenId, checkNewMachineToken, MAX_TOKEN_DAYS } from '../va
 import { settingsHelp, type CliIo } from './commands.js';
 import { DATA_DIR_SETTINGS, existingUser, offlineConfig, parseOffline, valid, withDataDir } from './offline.js';
 import { EXIT_OK } from './usage-error.js';
+import { epochSeconds } from '../time.js';
 
 export const TOKENS_HELP = `Usage: gatehouse tokens COMMAND [options]
 
@@ -42,7 +43,7 @@ export async function tokensCommand(args: readonly string[], io: CliIo): Promise
   const config = offlineConfig(call, io.env);
   const username = valid(checkUsername, positionals[0], 'USER');
   const shown = escapeUnsafeCharacters(username);
-  const nowSeconds = Math.floor(Date.now() / 1000);
+  const nowSeconds = epochSeconds(Date.now());
   let newToken: { name: string; days: number | undefined } | undefined;
   let revokeId = '';
   if (command === 'add') {

@@ -14,6 +14,7 @@ import { LINK_ID_FORMAT, linkView } from './link-file.js';
 import { linkStandingOf } from './link-standing.js';
 import { openLinkStore, type LinkStore } from './links.js';
 import { linkUrl } from './link-url.js';
+import { epochSeconds, type EpochSeconds } from '../time.js';
 
 /** What `gatehouse users invite` reads besides the data directory: where the pages are, to print the link whole. */
 const INVITE_SETTINGS: readonly SettingSpec[] =
@@ -29,7 +30,7 @@ export const INVITE_HELP_LINE = `  invite --level LEVEL [--name NAME] [--groups 
                                 --public-url URL (or GATEHOUSE_PUBLIC_URL) the link is printed
                                 whole, else as a path under --base-uri`;
 
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+const nowSeconds = (): EpochSeconds => epochSeconds(Date.now());
 
 export const LINKS_HELP_LINES = `  links [--json]                print the open invitations and reset links, one a line: id, kind,
                                 account (or a name of their choice), level, until when, made by

@@ -11,6 +11,7 @@ import { checkNewInvitationBody, checkSecretBody, DEFAULT_INVITATION_DAYS, joinB
 import { LINK_ID_FORMAT, linkView, type Invitation, type Link } from './link-file.js';
 import type { LinkStore, MakingAdministrator } from './links.js';
 import { linkUrl, type LinkPage } from './link-url.js';
+import { epochSeconds, type EpochSeconds } from '../time.js';
 
 interface InvitationRouteDeps extends RouteDeps {
   readonly links: LinkStore;
@@ -27,7 +28,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
   const { config, store, links, throttle, hasher, logger, cookies } = deps;
   const joinBody = joinBodyChecker(config.passwordMinimums.gatehouse);
   const resetBody = resetBodyChecker(config.passwordMinimums.gatehouse);
-  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const nowSeconds = (): EpochSeconds => epochSeconds(deps.now());
 
   /** Where the pages are, for a link: --public-url, else the origin the administrator's request came to. */
   const pagesUrlOf = (ctx: RequestContext): string => {

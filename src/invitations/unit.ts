@@ -7,6 +7,7 @@ import { openLinkStore } from './links.js';
 import { buildResetPage } from './reset-page.js';
 import { invitationRoutes } from './routes.js';
 import { INVITATIONS_USERS_PAGE } from './users-page-section.js';
+import { epochSeconds } from '../time.js';
 
 /**
  * Invitations and reset links, as one unit the composition root adds
@@ -17,7 +18,7 @@ export async function openInvitations(
   deps: RouteDeps & { readonly fs: StoreFileSystem; readonly sha256Base64: Sha256Base64; readonly isPasskeyOffered: boolean },
 ): Promise<{ readonly routes: Route[]; readonly usersPage: PageSection; close(): Promise<void> }> {
   const links = await openLinkStore({
-    fs: deps.fs, dataDir: deps.config.dataDir, nowSeconds: () => Math.floor(deps.now() / 1000), stands: linkStandingOf(deps.store),
+    fs: deps.fs, dataDir: deps.config.dataDir, nowSeconds: () => epochSeconds(deps.now()), stands: linkStandingOf(deps.store),
   });
   return {
     routes: [

@@ -20,7 +20,7 @@ import { logoutRoutes } from './routes/logout-route.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { loadOrCreateSigningKeys } from './signing-keys.js';
 import { createTokenService } from './token-service.js';
-import type { EpochMs } from '../time.js';
+import { epochSeconds, type EpochMs, type EpochSeconds } from '../time.js';
 
 interface Provider {
   readonly routes: readonly Route[];
@@ -53,7 +53,7 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
   const { config, logger, now } = deps;
   const issuer = config.publicUrl;
   if (issuer === undefined) return undefined;
-  const nowSeconds = (): number => Math.floor(now() / 1000);
+  const nowSeconds = (): EpochSeconds => epochSeconds(now());
   const keys = await loadOrCreateSigningKeys(deps.fs, config.dataDir, nowSeconds());
   const clients = await openClientStore(deps.fs, config.dataDir);
   const grants = await openGrantStore(deps.fs, config.dataDir);

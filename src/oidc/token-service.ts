@@ -15,7 +15,7 @@ import { signJwt } from './jws.js';
 import type { Scope } from './parameters.js';
 import type { SigningKeySet } from './signing-keys.js';
 import type { ClientCredentials, TokenRequest } from './token-request.js';
-import type { EpochMs } from '../time.js';
+import { epochSeconds, type EpochMs, type EpochSeconds } from '../time.js';
 
 // The token endpoint's work (RFC 6749 sections 4.1.3 and 6, OpenID Connect Core 3.1.3), revocation
 // (RFC 7009) and userinfo (OpenID Connect Core 5.3). Every failure that could be a guess (a wrong
@@ -84,7 +84,7 @@ export type TokenService = ReturnType<typeof createTokenService>;
 
 export function createTokenService(deps: TokenServiceDeps) {
   const { throttle, logger } = deps;
-  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const nowSeconds = (): EpochSeconds => epochSeconds(deps.now());
   const accountOf = (holder: TokenHolder, client: StoredClient): StoredUser | undefined =>
     liveAccount(deps.users, deps.sessions, holder, client, nowSeconds());
 

@@ -10,7 +10,7 @@ import { passwordChecker } from '../validate/auth.js';
 import { objectOf } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineTokenBody } from '../validate/machine-token.js';
 import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from './context.js';
-import type { EpochMs, EpochSeconds } from '../time.js';
+import { epochSeconds, type EpochMs, type EpochSeconds } from '../time.js';
 
 
 /**
@@ -26,7 +26,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
     password: passwordChecker(1),
     newPassword: passwordChecker(config.passwordMinimums.gatehouse),
   });
-  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const nowSeconds = (): EpochSeconds => epochSeconds(deps.now());
 
   return [
     { method: 'GET', path: '/api/auth/account', access: 'showAccount', body: 'none', handler(ctx) {

@@ -28,7 +28,7 @@ import {
 } from '../validate/auth.js';
 import { isAdministrator } from '../validate/level.js';
 import { assertStillAdministrator, callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from './context.js';
-import type { EpochSeconds } from '../time.js';
+import { epochSeconds, type EpochSeconds } from '../time.js';
 
 interface AuthRouteDeps extends RouteDeps {
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
@@ -262,7 +262,7 @@ async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 }
 
 function nowSeconds(api: AuthApi): EpochSeconds {
-  return Math.floor(api.now() / 1000);
+  return epochSeconds(api.now());
 }
 
 /** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */

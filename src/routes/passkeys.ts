@@ -15,6 +15,7 @@ import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
 import type { RelyingParties, RelyingParty } from '../webauthn/relying-party.js';
 import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from '../webauthn/verify.js';
 import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
+import { epochSeconds, type EpochSeconds } from '../time.js';
 
 interface PasskeyRouteDeps extends RouteDeps {
   readonly challenges: ChallengeStore;
@@ -32,7 +33,7 @@ const RP_NAME = 'Gatehouse';
  */
 export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
   const { config, store, challenges, cookies, logger } = deps;
-  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const nowSeconds = (): EpochSeconds => epochSeconds(deps.now());
   const timeout = CHALLENGE_LIMITS.ttlMs;
 
   // Off: every ceremony is refused; removing a passkey needs no relying party and stays possible.

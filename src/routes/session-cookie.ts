@@ -11,7 +11,7 @@ import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
 import type { RequestContext } from './context.js';
-import type { EpochMs } from '../time.js';
+import { epochSeconds, type EpochMs } from '../time.js';
 
 export interface SessionCookies {
   /**
@@ -65,7 +65,7 @@ export function createSessionCookies(deps: {
   };
 
   const begin = async (ctx: RequestContext, user: StoredUser, amr: Amr = PASSWORD_ONLY): Promise<string> => {
-    const iat = Math.floor(deps.now() / 1000);
+    const iat = epochSeconds(deps.now());
     const { id, ended } = await sessions.begin({
       user,
       amr,
@@ -88,7 +88,7 @@ export function createSessionCookies(deps: {
     async carryOver(ctx, caller, user, amr) {
       const { ses, sid } = caller.claims;
       if (ses === undefined || sid === undefined) return begin(ctx, user, amr);
-      const iat = Math.floor(deps.now() / 1000);
+      const iat = epochSeconds(deps.now());
       const isCarried = await sessions.carryOver({
         id: ses,
         username: user.username,

@@ -5,6 +5,7 @@ import { SESSION_ID_FORMAT, type SessionRecord } from '../store/session-file.js'
 import { usernameFromPath } from './auth.js';
 import { withNewSessions } from '../store/account-rules.js';
 import { assertStillAdministrator, callerOf, type RequestContext, type Route, type RouteDeps } from './context.js';
+import { epochSeconds } from '../time.js';
 
 interface SessionRouteDeps extends RouteDeps {
   readonly sessions: SessionRecords;
@@ -62,7 +63,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
         assertStillAdministrator(deps, view, caller);
         const user = view.get(username);
         if (user === undefined) throw new UserNotFound();
-        view.set(withNewSessions(user, Math.floor(deps.now() / 1000)));
+        view.set(withNewSessions(user, epochSeconds(deps.now())));
       });
       deps.totp.forget(username);
       logger.info('every session of an account ended by an administrator', {

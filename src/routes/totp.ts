@@ -6,6 +6,7 @@ import { withNewSessions } from '../store/account-rules.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf } from '../validate/check.js';
 import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from './context.js';
+import { epochSeconds, type EpochSeconds } from '../time.js';
 
 const checkPasswordBody = objectOf({ password: passwordChecker(1) });
 const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
@@ -17,7 +18,7 @@ const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 })
  */
 export function totpRoutes(deps: RouteDeps): Route[] {
   const { config, store, logger, cookies } = deps;
-  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const nowSeconds = (): EpochSeconds => epochSeconds(deps.now());
 
   return [
     { method: 'POST', path: '/api/auth/account/totp', access: 'beginTotp', body: 'json', async handler(ctx) {

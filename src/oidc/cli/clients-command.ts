@@ -12,6 +12,7 @@ import { openClientStore } from '../client-store.js';
 import { signOutUrls } from '../sign-out-url.js';
 import { openGrantStore } from '../grant-store.js';
 import { MAX_REDIRECT_URIS } from '../limits.js';
+import { epochSeconds } from '../../time.js';
 
 // `gatehouse clients`: the sign-in apps, offline like `gatehouse users` (the service must be
 // stopped), through the same validators and rules as POST /api/auth/clients.
@@ -94,7 +95,7 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
   if (config.publicUrl === undefined && command !== 'list') {
     io.stderr.write('gatehouse: note: --public-url (GATEHOUSE_PUBLIC_URL) is not set here; the service answers 404 on every OpenID Connect path until it is set there (it is the issuer apps are given)\n');
   }
-  const nowSeconds = Math.floor(Date.now() / 1000);
+  const nowSeconds = epochSeconds(Date.now());
 
   return withDataDir(config.dataDir, `clients ${command}`, io, async (fileSystem) => {
     const clients = await openClientStore(fileSystem, config.dataDir);

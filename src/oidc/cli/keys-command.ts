@@ -3,6 +3,7 @@ import { DATA_DIR_SETTINGS, offlineConfig, parseOffline, withDataDir } from '../
 import { EXIT_OK } from '../../cli/usage-error.js';
 import { RETIRED_KEY_KEEP_SECONDS } from '../limits.js';
 import { rotateSigningKeys, SIGNING_KEYS_FILE } from '../signing-keys.js';
+import { epochSeconds } from '../../time.js';
 
 export const KEYS_HELP = `Usage: gatehouse keys rotate [options]
 
@@ -24,7 +25,7 @@ export async function keysCommand(args: readonly string[], io: CliIo): Promise<n
   });
   if (call === undefined) return EXIT_OK;
   const config = offlineConfig(call, io.env);
-  const nowSeconds = Math.floor(Date.now() / 1000);
+  const nowSeconds = epochSeconds(Date.now());
   const { added, retired } = await withDataDir(config.dataDir, 'keys rotate', io, (fileSystem) =>
     rotateSigningKeys(fileSystem, config.dataDir, nowSeconds));
   io.stdout.write(`new signing keys in ${config.dataDir}/${SIGNING_KEYS_FILE}: ${added.join(', ')}\n`);

@@ -14,7 +14,7 @@ import { changesWhoMaySignIn, checkClientChanges, editClient, endTokensNoLongerL
 import { addClient, checkNewClientBody, clientSummaryOf, CLIENT_ID_FORMAT, newClientSecret, removeClient } from '../clients.js';
 import type { ClientStore } from '../client-store.js';
 import type { GrantStore } from '../grant-store.js';
-import type { EpochMs } from '../../time.js';
+import { epochSeconds, type EpochMs, type EpochSeconds } from '../../time.js';
 
 interface ClientRouteDeps {
   readonly users: UserStore;
@@ -38,7 +38,7 @@ const checkProfileBody = objectOf({ email: optional(orNull(checkEmail)), name: o
  */
 export function clientRoutes(deps: ClientRouteDeps): Route[] {
   const { clients } = deps;
-  const nowSeconds = (): number => Math.floor(deps.now() / 1000);
+  const nowSeconds = (): EpochSeconds => epochSeconds(deps.now());
 
   return [
     {

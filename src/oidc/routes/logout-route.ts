@@ -15,7 +15,7 @@ import { buildLogoutConfirmPage, buildNoRedirectPage, buildSignedOutPage } from 
 import { readClientId, readState } from '../parameters.js';
 import type { SigningKeySet } from '../signing-keys.js';
 import { readFormBody, strictQuery } from './wire.js';
-import type { EpochMs } from '../../time.js';
+import { epochSeconds, type EpochMs } from '../../time.js';
 
 interface LogoutRouteDeps {
   readonly issuer: string;
@@ -64,7 +64,7 @@ export function logoutRoutes(deps: LogoutRouteDeps): Route[] {
 
   /** The app and account a hint names, when the hint is ours (signature, issuer) for an app that still exists; expiry not checked. */
   const readHint = (hint: string): { client: StoredClient; sub: string } | undefined => {
-    const nowSeconds = Math.floor(deps.now() / 1000);
+    const nowSeconds = epochSeconds(deps.now());
     const inspected = inspectJws(hint, (kid) => deps.keys.find(kid, nowSeconds));
     if (!inspected.ok || inspected.payload['iss'] !== deps.issuer) return undefined;
     const { aud, sub } = inspected.payload;

@@ -20,7 +20,7 @@ import type { TokenService } from '../token-service.js';
 import { readClientCredentials, readTokenRequest } from '../token-request.js';
 import { createCors } from './cors.js';
 import { readFormBody, strictQuery } from './wire.js';
-import type { EpochMs } from '../../time.js';
+import { epochSeconds, type EpochMs } from '../../time.js';
 
 interface ProviderRouteDeps {
   readonly issuer: string;
@@ -122,7 +122,7 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     }
     const claims = token === undefined || token === '' ? undefined : tokens.userinfo(token);
     // The app the token was issued to; a refusal names no live app, and says nothing any app may not read.
-    const issuedTo = claims === undefined ? undefined : deps.accessTokens.find(token ?? '', Math.floor(deps.now() / 1000))?.clientId;
+    const issuedTo = claims === undefined ? undefined : deps.accessTokens.find(token ?? '', epochSeconds(deps.now()))?.clientId;
     cors.allow(ctx, issuedTo === undefined ? 'any' : deps.clients.find(issuedTo));
     if (claims !== undefined) return sendJson(ctx.res, 200, claims, NO_STORE);
     sendPrepared(ctx.res, token === undefined ? NO_TOKEN : INVALID_TOKEN);
@@ -135,7 +135,7 @@ export function providerRoutes(deps: ProviderRouteDeps): Route[] {
     },
     {
       method: 'GET', path: '/oidc/jwks', access: 'oidcKeys', body: 'none',
-      handler: (ctx) => sendJson(ctx.res, 200, deps.keys.jwks(Math.floor(deps.now() / 1000)), PUBLIC_DOCUMENT),
+      handler: (ctx) => sendJson(ctx.res, 200, deps.keys.jwks(epochSeconds(deps.now())), PUBLIC_DOCUMENT),
     },
     { method: 'GET', path: '/oidc/authorize', access: 'oidcAuthorize', body: 'none', handler: (ctx) => authorize(ctx, strictQuery(ctx)) },
     {
