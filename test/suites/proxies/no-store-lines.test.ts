@@ -46,6 +46,10 @@ ${LOCATIONS.nginx}}
 `,
   caddy: `import /etc/caddy/gatehouse.caddy
 
+auth.example.com {
+	import gatehouse_home
+}
+
 app.example.com {
 	import gatehouse_site
 
@@ -69,7 +73,7 @@ for (const kind of PROXY_KINDS) {
     before(async () => {
       assertBuilt();
       stack = await startStack({ proxy: kind, recipe: 'app', siteText: SITES });
-      user = await registerVia(stack.proxy.port, { level: 'ADMINISTRATOR' });
+      user = await registerVia(stack.home, { level: 'ADMINISTRATOR' });
     });
     after(() => stack?.stop());
 
