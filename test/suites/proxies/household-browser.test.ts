@@ -1,33 +1,37 @@
 // A household's second day, in a real browser (headless Chromium over --remote-debugging-pipe)
-// through nginx running the app recipe of deploy/: the join and reset pages survive a reload and
-// say when a newer reset link replaced the one opened; the pages say the shortest password before
-// it is typed; withdrawing an invitation asks once and takes its link off the page; two browsers of
-// one kind are told apart in the sessions list; the account page leads administrators to the users
-// page; signing out lands on a page that says so; the sign-in page names its site (--site-name, else
-// the host in the address bar).
+// through nginx running the app recipe of deploy/ (Gatehouse's account, users, join and reset pages
+// and their API on its own site, its --public-url; the app's sign-in page and the app behind the
+// gate on the app's site): the join and reset pages survive a reload and say when a newer reset
+// link replaced the one opened; the pages say the shortest password before it is typed;
+// withdrawing an invitation asks once and takes its link off the page; two browsers of one kind
+// are told apart in the sessions list; the account page leads administrators to the users page;
+// signing out lands on a page that says so; the sign-in page names its site (--site-name, else the
+// host in the address bar).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Chromium, type Page, type PageProblem } from '../../helpers/chromium.js';
-import { assertBuilt, CLIENT_SETTINGS, httpCall, killAllChildren, removeTempDirs, startServe, tempDir } from '../../helpers/process.js';
-import { startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';
+import { assertBuilt, CLIENT_SETTINGS, killAllChildren, removeTempDirs, startServe, tempDir } from '../../helpers/process.js';
+import { startStack, stopAllProxies, type HomeSite, type Stack } from '../../helpers/proxies.js';
+import { viaHome } from './through-proxy.js';
 
 const ADMIN = 'root';
 const ADMIN_PASSWORD = 'root-password-9q';
 
 let browser: Chromium | undefined;
 let stack: Stack;
-let origin = '';
+/** Gatehouse's own site (http://localhost:PORT, its --public-url): the account, users, join and reset pages. */
+let home = '';
+/** The app's site: its sign-in page, /logout and the app behind the gate. */
+let app = '';
 const pages: Page[] = [];
 
 before(async () => {
   assertBuilt();
   browser = await Chromium.launch();
-  stack = await startStack({ proxy: 'nginx', recipe: 'app', gatehouseArgs: ['--site-name', 'The Smiths'] });
-  origin = `http://127.0.0.1:${stack.proxy.port}`;
-  const first = await httpCall(stack.gatehouse.port, {
-    method: 'POST', path: '/api/auth/register', body: { username: ADMIN, password: ADMIN_PASSWORD, client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' },
-  });
-  assert.equal(first.status, 200, first.text);
+  stack = await startStack({ proxy: 'nginx', recipe: 'app', publicUrl: true, gatehouseArgs: ['--site-name', 'The Smiths'] });
+  home = stack.home.origin;
+  app = `http://127.0.0.1:${stack.proxy.port}`;
+  await registerAdmin(stack.home);
 });
 
 after(async () => {
@@ -38,6 +42,14 @@ after(async () => {
   await killAllChildren();
   await removeTempDirs();
 });
+
+/** Registers the first account, the administrator, on Gatehouse's own site `site`. */
+async function registerAdmin(site: HomeSite): Promise<void> {
+  const first = await viaHome(site, {
+    method: 'POST', path: '/api/auth/register', body: { username: ADMIN, password: ADMIN_PASSWORD, client: CLIENT_SETTINGS, level: 'ADMINISTRATOR' },
+  });
+  assert.equal(first.status, 200, first.text);
+}
 
 /** A new browser (a context of its own: its own cookies). */
 async function openBrowser(): Promise<Page> {
@@ -69,9 +81,9 @@ async function fill(page: Page, formId: string, values: Record<string, string>):
 const shownText = (page: Page, id: string): Promise<string> =>
   page.waitFor<string>(`(() => { const m = document.getElementById(${JSON.stringify(id)}); return m && !m.hidden && m.offsetParent !== null && m.textContent !== '' ? m.textContent : ''; })()`);
 
-/** Signs in on the sign-in page, which goes on to `rd`. */
+/** Signs in on the sign-in page of `rd`'s site, which goes on to `rd`. */
 async function signIn(page: Page, username: string, password: string, rd: string): Promise<void> {
-  await page.navigate(`${origin}/login?rd=${encodeURIComponent(rd)}`);
+  await page.navigate(`${new URL(rd).origin}/login?rd=${encodeURIComponent(rd)}`);
   await fill(page, 'login', { username, password });
   await page.waitForUrl((url) => url.href === rd);
 }
@@ -83,11 +95,11 @@ async function reload(page: Page): Promise<void> {
   await page.waitFor(`document.readyState === 'complete' && window.beforeReload === undefined`);
 }
 
-/** An administrator's API call through the proxy with a session cookie. */
-async function adminCall(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const signedIn = await httpCall(stack.proxy.port, { method: 'POST', path: '/api/auth/authenticate', body: { username: ADMIN, password: ADMIN_PASSWORD } });
+/** An administrator's API call with a session cookie, on Gatehouse's own site through the proxy (the stack's unless `site`). */
+async function adminCall(method: string, path: string, body?: unknown, site: HomeSite = stack.home): Promise<{ status: number; json: Record<string, unknown> }> {
+  const signedIn = await viaHome(site, { method: 'POST', path: '/api/auth/authenticate', body: { username: ADMIN, password: ADMIN_PASSWORD } });
   assert.ok(signedIn.cookieToken !== undefined, signedIn.text);
-  const answer = await httpCall(stack.proxy.port, { method, path, token: signedIn.cookieToken, ...(body === undefined ? {} : { body }) });
+  const answer = await viaHome(site, { method, path, token: signedIn.cookieToken, ...(body === undefined ? {} : { body }) });
   return { status: answer.status, json: (answer.json ?? {}) as Record<string, unknown> };
 }
 
@@ -103,7 +115,7 @@ describe('the join and reset pages, day two', () => {
     await page.waitFor(`!document.getElementById('join').hidden || !document.getElementById('problem').hidden`);
     assert.equal(await page.evaluate(`document.getElementById('problem').hidden`), true, await page.evaluate<string>(`document.getElementById('problem').textContent`));
     assert.equal(await page.evaluate(`document.getElementById('invited-name').textContent`), 'dana');
-    assert.equal(await page.evaluate(`location.href`), `${origin}/gatehouse/join`);
+    assert.equal(await page.evaluate(`location.href`), `${home}/gatehouse/join`);
     await fill(page, 'join', { password: 'dana-password-9q', repeat: 'dana-password-9q' });
     await page.waitFor(`!document.getElementById('welcome').hidden`);
     // Reloaded once more, the spent link says so instead of calling itself not valid.
@@ -137,12 +149,12 @@ describe('the shortest password, said before it is typed', () => {
     const reset = await adminCall('POST', '/api/auth/users/fran/reset-link', {});
     const stranger = await openBrowser();
     const admin = await openBrowser();
-    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/account`);
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${home}/gatehouse/account`);
     const cases: ReadonlyArray<readonly [Page, string, string, string]> = [
       [stranger, String(invitation.json['url']), 'password', 'repeat'],
       [stranger, String(reset.json['url']), 'password', 'repeat'],
-      [admin, `${origin}/gatehouse/account`, 'new-password', 'repeat-password'],
-      [admin, `${origin}/gatehouse/users`, 'add-password', ''],
+      [admin, `${home}/gatehouse/account`, 'new-password', 'repeat-password'],
+      [admin, `${home}/gatehouse/users`, 'add-password', ''],
     ];
     for (const [page, url, field, repeat] of cases) {
       await page.navigate(url);
@@ -172,19 +184,26 @@ describe('the shortest password, said before it is typed', () => {
     assert.equal(await page.evaluate(`document.getElementById('password').validity.tooShort`), true);
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(await page.evaluate(`document.getElementById('welcome').hidden`), true, 'no account was made');
-    const check = await httpCall(stack.proxy.port, { method: 'POST', path: '/api/auth/join/check', body: { secret: String(invitation.json['url']).split('#')[1] } });
+    const check = await viaHome(stack.home, { method: 'POST', path: '/api/auth/join/check', body: { secret: String(invitation.json['url']).split('#')[1] } });
     assert.equal(check.status, 200, check.text);
   });
 });
 
 describe('no offer that cannot work', () => {
-  it('over plain http to a host name, the join and account pages offer no passkey and say why', async () => {
-    const made = await adminCall('POST', '/api/auth/invites', { username: 'hank', level: 'USER' });
+  it('over plain http to a host name, the join and account pages offer no passkey and say why', async (t) => {
+    // Gatehouse's own site is https (its --public-url), but its proxy also answers plain http on
+    // that name without sending the browser on to https: Gatehouse compares host and port, not the
+    // scheme, so its pages answer there, in a page that is not a secure context. gatehouse.test
+    // resolves to 127.0.0.1 in the test browser.
+    const insecure = await startStack({ proxy: 'nginx', recipe: 'app', gatehouseArgs: (ports) => ['--public-url', `https://gatehouse.test:${ports.home}`] });
+    t.after(() => insecure.stop());
+    const site: HomeSite = { port: insecure.home.port, host: `gatehouse.test:${insecure.home.port}`, origin: `http://gatehouse.test:${insecure.home.port}` };
+    await registerAdmin(site);
+    const made = await adminCall('POST', '/api/auth/invites', { username: 'hank', level: 'USER' }, site);
+    assert.equal(made.status, 200, JSON.stringify(made.json));
     const secret = String(made.json['url']).split('#')[1];
-    // gatehouse.test resolves to 127.0.0.1 in the test browser: plain http to a name is not a secure context.
-    const insecure = `http://gatehouse.test:${stack.proxy.port}`;
     const page = await openBrowser();
-    await page.navigate(`${insecure}/gatehouse/join#${secret}`);
+    await page.navigate(`${site.origin}/gatehouse/join#${secret}`);
     await fill(page, 'join', { password: 'hank-password-9q', repeat: 'hank-password-9q' });
     await page.waitFor(`!document.getElementById('welcome').hidden`);
     assert.equal(await page.evaluate(`document.getElementById('to-passkey').offsetParent === null`), true, 'no passkey offered');
@@ -221,7 +240,7 @@ describe('no offer that cannot work', () => {
 describe('the users page and the account page', () => {
   it('withdrawing an invitation asks once, and its link leaves the page with it', async () => {
     const admin = await openBrowser();
-    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/users`);
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${home}/gatehouse/users`);
     await admin.evaluate(`(() => {
       window.questions = [];
       window.answer = false;
@@ -246,9 +265,9 @@ describe('the users page and the account page', () => {
     assert.equal((await adminCall('POST', '/api/auth/users', { username: 'kate', password: 'kate-password-9q', level: 'USER' })).status, 200);
     const phone = await openBrowser();
     const laptop = await openBrowser();
-    await signIn(phone, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
-    await signIn(laptop, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
-    await laptop.navigate(`${origin}/gatehouse/account#sessions-section`);
+    await signIn(phone, 'kate', 'kate-password-9q', `${home}/gatehouse/account`);
+    await signIn(laptop, 'kate', 'kate-password-9q', `${home}/gatehouse/account`);
+    await laptop.navigate(`${home}/gatehouse/account#sessions-section`);
     await laptop.waitFor(`document.querySelectorAll('#session-list li').length === 2`);
     const entries = await laptop.evaluate<Array<{ text: string; isHere: boolean }>>(`[...document.querySelectorAll('#session-list li')].map((li) => ({ text: li.innerText, isHere: li.querySelector('.here') !== null }))`);
     assert.deepEqual(entries.map((entry) => entry.isHere).sort(), [false, true], 'one of the two is this browser');
@@ -259,7 +278,7 @@ describe('the users page and the account page', () => {
     }
     // The users page marks the administrator's own browser among its own account's sessions the same way.
     const admin = await openBrowser();
-    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/users`);
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${home}/gatehouse/users`);
     await admin.waitFor(`document.querySelectorAll('#users li.user').length > 0`);
     await admin.evaluate(`(() => {
       const item = [...document.querySelectorAll('#users li.user')].find((li) => li.querySelector('.user-name').textContent === ${JSON.stringify(ADMIN)});
@@ -275,18 +294,18 @@ describe('the users page and the account page', () => {
 
   it('the account page leads an administrator to the users page, and a user nowhere of the kind', async () => {
     const admin = await openBrowser();
-    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${origin}/gatehouse/account`);
+    await signIn(admin, ADMIN, ADMIN_PASSWORD, `${home}/gatehouse/account`);
     await admin.waitFor(`!document.getElementById('account').hidden`);
     const link = await admin.evaluate<{ text: string; href: string } | null>(`(() => {
       const link = [...document.querySelectorAll('a')].find((a) => a.offsetParent !== null && a.pathname === '/gatehouse/users');
       return link === undefined ? null : { text: link.textContent, href: link.href };
     })()`);
-    assert.deepEqual(link, { text: 'Manage users', href: `${origin}/gatehouse/users` });
+    assert.deepEqual(link, { text: 'Manage users', href: `${home}/gatehouse/users` });
     await admin.evaluate(`([...document.querySelectorAll('a')].find((a) => a.pathname === '/gatehouse/users').click(), true)`);
     await admin.waitForUrl((url) => url.pathname === '/gatehouse/users');
     await admin.waitFor(`document.querySelectorAll('#users li.user').length > 0`);
     const user = await openBrowser();
-    await signIn(user, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
+    await signIn(user, 'kate', 'kate-password-9q', `${home}/gatehouse/account`);
     await user.waitFor(`!document.getElementById('account').hidden`);
     assert.equal(await user.evaluate(`[...document.querySelectorAll('a')].some((a) => a.offsetParent !== null && a.pathname === '/gatehouse/users')`), false);
     assert.deepEqual(unexpectedProblems(admin), []);
@@ -294,16 +313,16 @@ describe('the users page and the account page', () => {
 
   it('signing out lands on a page that says so, with the sign-in form to sign in again', async () => {
     const page = await openBrowser();
-    await signIn(page, 'kate', 'kate-password-9q', `${origin}/gatehouse/account`);
+    await signIn(page, 'kate', 'kate-password-9q', `${home}/gatehouse/account`);
     await page.waitFor(`!document.getElementById('account').hidden`);
     await page.evaluate(`(document.getElementById('sign-out').click(), true)`);
     await page.waitForUrl((url) => url.pathname === '/login');
     assert.equal(await shownText(page, 'signed-out-note'), 'You are signed out.');
     assert.equal(await page.evaluate(`document.getElementById('login').offsetParent !== null`), true, 'the form to sign in again');
-    assert.deepEqual(await page.cookies(`${origin}/`), [], 'the session cookie is gone');
+    assert.deepEqual(await page.cookies(`${home}/`), [], 'the session cookie is gone');
     // The sign-out address an app links to lands there too, and passes rd on.
-    await signIn(page, 'kate', 'kate-password-9q', `${origin}/dashboard`);
-    await page.navigate(`${origin}/logout?rd=${encodeURIComponent(`${origin}/dashboard`)}`);
+    await signIn(page, 'kate', 'kate-password-9q', `${app}/dashboard`);
+    await page.navigate(`${app}/logout?rd=${encodeURIComponent(`${app}/dashboard`)}`);
     await page.waitForUrl((url) => url.pathname === '/login');
     assert.equal(await shownText(page, 'signed-out-note'), 'You are signed out.');
     await fill(page, 'login', { username: 'kate', password: 'kate-password-9q' });
@@ -313,7 +332,7 @@ describe('the users page and the account page', () => {
 
   it('the sign-in page names the site it signs in to: --site-name, else the host in the address bar', async () => {
     const page = await openBrowser();
-    await page.navigate(`${origin}/login`);
+    await page.navigate(`${app}/login`);
     await page.waitFor(`document.readyState === 'complete'`);
     assert.equal(await page.evaluate(`document.querySelector('h1').textContent`), 'Sign in to The Smiths');
     assert.equal(await page.evaluate(`document.title`), 'Sign in · The Smiths');
@@ -341,7 +360,7 @@ describe('one family of pages', () => {
 
   it("every page that tells a result gives its next step the sign-in page's button, never a bare link", async () => {
     const page = await openBrowser();
-    await page.navigate(`${origin}/login`);
+    await page.navigate(`${app}/login`);
     await page.waitFor(`document.readyState === 'complete'`);
     const primary = await looksOf(page, '#login button[type=submit]');
     const secondary = await looksOf(page, '#passkey');
@@ -359,8 +378,8 @@ describe('one family of pages', () => {
     assert.deepEqual(await looksOf(page, '#refused-next a'), secondary, 'a used link: the way to the sign-in page');
 
     const user = await openBrowser();
-    await signIn(user, 'liam', 'liam-password-new', `${origin}/dashboard`);
-    await user.navigate(`${origin}/admin`);
+    await signIn(user, 'liam', 'liam-password-new', `${app}/dashboard`);
+    await user.navigate(`${app}/admin`);
     await user.waitFor(`document.querySelector('h1') !== null && document.querySelector('h1').textContent === 'Not allowed'`);
     assert.deepEqual(await looksOf(user, '#switch'), secondary, 'the 403 page: sign in as someone else');
     assert.deepEqual(unexpectedProblems(page), []);
