@@ -419,6 +419,11 @@ function recipeRenderer(kind: ProxyKind, recipe: RecipeName, ports: RecipePorts,
         ['listen 80;', `listen 127.0.0.1:${port};`],
         [`http://${upstreamAddress};`, `http://127.0.0.1:${ports.upstream};`],
       ];
+      // The recipe's catch-all server, last, refuses every name but the apps': the tests send
+      // 127.0.0.1 and other names to the apps' port, so here it is not the default and the first
+      // app's server answers them (test/suites/proxies/foreign-host.test.ts runs it as the default).
+      const siteSource = siteText ?? readFileSync(join(REPO_ROOT, file), 'utf8');
+      if (siteSource.includes('listen 80 default_server;')) replacements.push(['listen 80 default_server;', `listen 127.0.0.1:${port};`]);
       if (recipe === 'flood') {
         const tokenFile = join(dir, 'flood-token.conf');
         await writeFile(tokenFile, `set $flood_token "${floodToken}";\n`, { mode: 0o600 });
