@@ -188,7 +188,9 @@ function verify(api: AuthApi, ctx: RequestContext): void {
 }
 
 async function logout(api: AuthApi, ctx: RequestContext): Promise<void> {
-  // A browser always sends Sec-Fetch-Site (the judge refused a cross-site or same-site one already).
+  // Browsers send Sec-Fetch-Site to https and localhost origins only, so over plain http a page's
+  // logout is judged a script's (docs/security-notes.md "Signing out over plain http"). The judge
+  // refused a cross-site or same-site one already.
   await endOnLogout(api, callerOf(ctx), ctx.req.headers['sec-fetch-site'] === undefined ? 'script' : 'browser');
   sendJson(ctx.res, 200, {}, { 'set-cookie': api.cookies.cleared(ctx) });
 }
