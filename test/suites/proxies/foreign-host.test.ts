@@ -55,13 +55,16 @@ for (const kind of PROXY_KINDS) {
     it('answers the probe page on Gatehouse\'s own site only (the control)', async () => {
       const home = await send(stack.home.port, `GET ${PROBE} HTTP/1.1`, stack.home.host);
       assert.equal(home.status, 200, brief(home));
+      // On an app's site Gatehouse sends the browser on to its own (--public-url).
       const app = await send(stack.proxy.port, `GET ${PROBE} HTTP/1.1`, `${APP_HOST}:${stack.proxy.port}`);
-      assert.ok(app.status !== undefined && app.status !== 200 && app.status < 500, brief(app));
+      assert.equal(app.status, 303, brief(app));
+      assert.equal(app.headers['location'], `${stack.home.origin}${PROBE}`);
     });
 
     it('never lets an absolute-form request reach Gatehouse as its own site', async () => {
       const res = await send(stack.proxy.port, `GET http://${APP_HOST}:${stack.proxy.port}${PROBE} HTTP/1.1`, stack.home.host);
-      assert.ok(res.status !== undefined && res.status !== 200 && res.status < 500, brief(res));
+      // nginx refuses the Host that is not the request line's; Caddy takes the request line's host.
+      assert.equal(res.status, kind === 'nginx' ? 400 : 303, brief(res));
     });
 
     for (const host of [
