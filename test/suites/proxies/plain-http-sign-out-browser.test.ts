@@ -25,14 +25,14 @@ after(async () => {
   await removeTempDirs();
 });
 
-/** A tab whose browser holds `token` as the session cookie of `origin`, showing its sign-in page. */
+/** A tab whose browser holds `token` as the session cookie of `origin`, showing a page of it (the sign-in page would move a signed-in browser on). */
 async function signedInPage(origin: string, token: string): Promise<Page> {
   assert.ok(browser !== undefined, 'chromium started');
   const page = await browser.newPage();
   pages.push(page);
   await page.send('Network.setCookie', { name: 'jwt', value: token, url: origin, httpOnly: true, sameSite: 'Strict' });
-  await page.navigate(`${origin}/login`);
-  await page.waitFor(`document.readyState === 'complete' && document.getElementById('login') !== null`);
+  await page.navigate(`${origin}/healthz`);
+  await page.waitFor(`document.readyState === 'complete' && location.pathname === '/healthz'`);
   return page;
 }
 
