@@ -6,11 +6,9 @@ import { epochSeconds, type EpochMs } from '../time.js';
 /**
  * Who asks to sign out, for what signing out ends (docs/contract/links-and-sessions.md "Signing out"):
  * - `browser`: a person signing out in a browser (`GET {base}/logout`, OpenID Connect's RP logout, or
- *   `GET /api/auth/logout` sent with `Sec-Fetch-Site`, which browsers send to https and localhost
- *   origins only);
- * - `script`: `GET /api/auth/logout` without it: Flood's own test suite, scripts that sign out one
- *   copy of a token and go on with another (docs/contract/flood-api.md "Tokens and cookies"), and a
- *   browser's page over plain http (docs/security-notes.md "Signing out over plain http").
+ *   `GET /api/auth/logout` sent with `Sec-Fetch-Site`, which browsers send to https and localhost only);
+ * - `script`: `GET /api/auth/logout` without it: Flood's own test suite, scripts that sign out one copy of a token
+ *   and go on with another (docs/contract/flood-api.md "Tokens and cookies"), a browser over plain http elsewhere.
  */
 type SignOutBy = 'browser' | 'script';
 

@@ -188,9 +188,7 @@ function verify(api: AuthApi, ctx: RequestContext): void {
 }
 
 async function logout(api: AuthApi, ctx: RequestContext): Promise<void> {
-  // Browsers send Sec-Fetch-Site to https and localhost origins only, so over plain http a page's
-  // logout is judged a script's (docs/security-notes.md "Signing out over plain http"). The judge
-  // refused a cross-site or same-site one already.
+  // Browsers send Sec-Fetch-Site to https and localhost only; the judge refused cross-site ones (docs/security-notes.md "Signing out over plain http").
   await endOnLogout(api, callerOf(ctx), ctx.req.headers['sec-fetch-site'] === undefined ? 'script' : 'browser');
   sendJson(ctx.res, 200, {}, { 'set-cookie': api.cookies.cleared(ctx) });
 }
