@@ -104,7 +104,7 @@ export function createApp(options: AppOptions) {
         const cookieToken = readCookie(req.headers.cookie, 'jwt') || undefined;
         const credentials = { cookieToken, queryToken: query['token'] || undefined };
         const admission = options.judge.admit(row, req, credentials, address);
-        const ctx: RequestContext = { req, res, query, param: match.param, params: match.params, address, credentials, row, admission };
+        const ctx: RequestContext = { req, res, query, params: match.params, address, credentials, row, admission };
         // Most requests announce no body and expect nothing: the handler runs at once.
         const admitted = expectsContinue || announcesBody(req)
           ? bodyPolicy.admit(route.body, req, res, expectsContinue)

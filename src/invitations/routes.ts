@@ -101,7 +101,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
     } },
     { method: 'DELETE', path: '/api/auth/invites/:id', access: 'withdrawInvitation', body: 'none', async handler(ctx) {
       const caller = callerOf(ctx);
-      const id = ctx.param ?? '';
+      const id = ctx.params['id'] ?? '';
       if (!LINK_ID_FORMAT.test(id) || !(await links.withdraw(id))) throw new InvitationNotFound();
       logger.info('link withdrawn', { event: 'invitation_withdrawn', invitationId: id, by: caller.user.username, address: ctx.address });
       sendJson(ctx.res, 200, {});
@@ -136,7 +136,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
     } },
     { method: 'POST', path: '/api/auth/users/:username/reset-link', access: 'makeResetLink', body: 'json', async handler(ctx) {
       const caller = callerOf(ctx);
-      const username = usernameFromPath(ctx.params?.[0]);
+      const username = usernameFromPath(ctx.params['username']);
       const user = store.find(username);
       if (user === undefined) throw new UserNotFound();
       const made = await links.makeResetLink({ username, sessionKey: user.sessionKey, createdBy: await makerOf(caller) });

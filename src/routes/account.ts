@@ -111,7 +111,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
     { method: 'DELETE', path: '/api/auth/account/tokens/:id', access: 'revokeMachineToken', body: 'none', async handler(ctx) {
       const caller = callerOf(ctx);
       // A malformed id names no token: the same 404 as an unknown one.
-      const id = checkMachineTokenId(ctx.param ?? '', 'id');
+      const id = checkMachineTokenId(ctx.params['id'] ?? '', 'id');
       if (!id.ok) throw new MachineTokenNotFound();
       await store.change((view) => {
         stillSignedIn(deps, view, caller);

@@ -215,7 +215,7 @@ async function createUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 }
 
 function showUser(api: AuthApi, ctx: RequestContext): void {
-  const user = api.store.find(usernameFromPath(ctx.param));
+  const user = api.store.find(usernameFromPath(ctx.params['username']));
   if (user === undefined) throw new UserNotFound();
   // docs/contract/links-and-sessions.md "Sessions": the users page shows each account's last sign-in.
   const lastSignIn = api.sessions.lastSignInOf(user.username);
@@ -224,7 +224,7 @@ function showUser(api: AuthApi, ctx: RequestContext): void {
 
 async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const caller = callerOf(ctx);
-  const target = usernameFromPath(ctx.param);
+  const target = usernameFromPath(ctx.params['username']);
   // The checked patch holds only the fields sent: username, level, client and groups go on as they are.
   const { password, totp, passkeys, tokens, email, ...fields } = await readCheckedBody(ctx, api.updateBody, api.config.maxBodyBytes);
   // Touching an account's ways in is its own row: two factors for an administrator who has a second one.
@@ -253,7 +253,7 @@ async function updateUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 
 async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
   const caller = callerOf(ctx);
-  const target = usernameFromPath(ctx.param);
+  const target = usernameFromPath(ctx.params['username']);
   await api.store.change((view) => {
     assertStillAdministrator(api, view, caller);
     removeUser(view, target);
@@ -265,15 +265,12 @@ function nowSeconds(api: AuthApi): EpochSeconds {
   return epochSeconds(api.now());
 }
 
-/** Percent-decodes a path parameter once ("%2F" is part of the name); bad escapes, "." and "..", and control characters give 400. */
-export function usernameFromPath(raw: string | undefined): string {
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(raw ?? '');
-  } catch {
-    throw new InvalidPathParameter();
-  }
-  const result = checkPathUsername(decoded, 'username');
-  if (!result.ok) throw new InvalidPathParameter();
+/**
+ * The username a path names, as the router decoded it once ("%2F" is part of the name): a segment the
+ * router refused (a bad escape, "." or "..", a control character) or a name no account could have gives 400.
+ */
+export function usernameFromPath(decoded: string | undefined): string {
+  const result = decoded === undefined ? undefined : checkPathUsername(decoded, 'username');
+  if (result === undefined || !result.ok) throw new InvalidPathParameter();
   return result.value;
 }

@@ -13,6 +13,7 @@ import { readJsonBody } from '../http/body.js';
 import type { BodyUse } from '../http/body-policy.js';
 import type { ProxyTrust } from '../http/client-address.js';
 import type { ErrorForm } from '../http/errors.js';
+import type { PathParams } from '../http/router.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser, UserStore, UserView } from '../store/users.js';
 import type { Checker } from '../validate/check.js';
@@ -25,10 +26,8 @@ export interface RequestContext {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly query: Readonly<Record<string, string>>;
-  /** The raw path parameter, still percent-encoded; with several, the last. */
-  readonly param: string | undefined;
-  /** Every raw path parameter in order, for a route with one before its end (`/users/:username/sessions`). */
-  readonly params: readonly string[] | undefined;
+  /** The path parameters by their names in the route's path, decoded (http/router.ts PathParams). */
+  readonly params: PathParams;
   readonly address: string;
   readonly credentials: Credentials;
   /** The request's row of the access table. */

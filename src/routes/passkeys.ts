@@ -241,7 +241,7 @@ export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
     { method: 'DELETE', path: '/api/auth/account/passkeys/:id', access: 'removePasskey', body: 'json', async handler(ctx) {
       const { password } = await readCheckedBody(ctx, checkPasskeyRemovalBody, config.maxBodyBytes);
       const caller = await ctx.admission.confirmPassword(password);
-      const id = checkCredentialId(ctx.param ?? '', 'id');
+      const id = checkCredentialId(ctx.params['id'] ?? '', 'id');
       if (!id.ok) throw new PasskeyNotFound();
       const user = await store.change((view) => {
         stillSignedIn(deps, view, caller);

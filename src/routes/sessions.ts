@@ -33,7 +33,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
   };
 
   const accountOf = (ctx: RequestContext): string => {
-    const username = usernameFromPath(ctx.params?.[0]);
+    const username = usernameFromPath(ctx.params['username']);
     if (store.find(username) === undefined) throw new UserNotFound();
     return username;
   };
@@ -45,7 +45,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
     } },
     { method: 'DELETE', path: '/api/auth/account/sessions/:id', access: 'endOwnSession', body: 'none', async handler(ctx) {
       const { user, claims } = callerOf(ctx);
-      const id = await end(ctx, user.username, ctx.param, user.username);
+      const id = await end(ctx, user.username, ctx.params['id'], user.username);
       // Ending the session this request came from signs it out here too.
       const headers = id === claims.ses ? { 'set-cookie': deps.cookies.cleared(ctx) } : undefined;
       sendJson(ctx.res, 200, {}, headers);
@@ -73,7 +73,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
     } },
     { method: 'DELETE', path: '/api/auth/users/:username/sessions/:id', access: 'endUserSession', body: 'none', async handler(ctx) {
       const caller = callerOf(ctx);
-      await end(ctx, accountOf(ctx), ctx.params?.[1], caller.user.username);
+      await end(ctx, accountOf(ctx), ctx.params['id'], caller.user.username);
       sendJson(ctx.res, 200, {});
     } },
   ];

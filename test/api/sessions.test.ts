@@ -135,6 +135,30 @@ describe('sessions an account can see and end', () => {
     await assertOpen(server, othersToken);
   });
 
+  it('reads a path\'s account and session id percent-decoded once: a bad escape names nothing (400, 404)', async () => {
+    const user = await createUser(server, root.token);
+    const token = await signIn(server, user);
+    const id = String(claimsOf(token)['ses']);
+    const name = encodeURIComponent(user.username);
+    const request = (method: string, path: string) => server.request({ method, path: `/api/auth/users/${path}`, token: root.token });
+    // The judge answers first: a stranger learns nothing of the path.
+    assert.equal((await server.request({ path: '/api/auth/users/%zz/sessions' })).status, 401);
+    for (const bad of ['%zz', '%E0%A4', '..', '%00']) {
+      const listed = await request('GET', `${bad}/sessions`);
+      assert.equal(listed.status, 400, `${bad}: ${listed.text}`);
+      assert.equal(codeOf(listed), 'INVALID_PATH_PARAMETER');
+      assert.equal(codeOf(await request('DELETE', `${bad}/sessions/${id}`)), 'INVALID_PATH_PARAMETER');
+      const ended = await request('DELETE', `${name}/sessions/${id}${bad}`);
+      assert.equal(ended.status, 404, `${bad}: ${ended.text}`);
+      assert.equal(codeOf(ended), 'SESSION_NOT_FOUND');
+    }
+    await assertOpen(server, token);
+    // An escaped character is the character: %41 is A.
+    const escaped = [...id].map((character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`).join('');
+    assert.equal((await request('DELETE', `${name}/sessions/${escaped}`)).status, 200);
+    await assertRefusedEverywhere(server, token);
+  });
+
   it('takes a session cookie only: no session, or a ?token= alone, is 401', async () => {
     const user = await createUser(server, root.token);
     assert.equal((await server.request({ path: '/api/auth/account/sessions' })).status, 401);

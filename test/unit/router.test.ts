@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createRouter } from '../../src/http/router.js';
+import { createRouter, type PathParams } from '../../src/http/router.js';
 
 const routes = [
   { method: 'GET', path: '/api/auth/verify', handler: 'verify' },
@@ -30,22 +30,60 @@ function assertNotFoundIn(r: ReturnType<typeof createRouter<string>>, method: st
 }
 
 describe('createRouter', () => {
-  const matches: ReadonlyArray<{ method: string; path: string; handler: string; param: string | undefined }> = [
-    { method: 'GET', path: '/api/auth/verify', handler: 'verify', param: undefined },
-    { method: 'POST', path: '/api/auth/authenticate', handler: 'authenticate', param: undefined },
-    { method: 'GET', path: '/api/auth/users', handler: 'list', param: undefined },
-    { method: 'GET', path: '/api/auth/users/alice', handler: 'get-user', param: 'alice' },
-    { method: 'PATCH', path: '/api/auth/users/alice', handler: 'update', param: 'alice' },
-    { method: 'DELETE', path: '/api/auth/users/bob', handler: 'delete', param: 'bob' },
-    { method: 'DELETE', path: '/api/auth/users/a%2Fb', handler: 'delete', param: 'a%2Fb' },
-    { method: 'PATCH', path: '/api/auth/users/%F0%9F%98%80', handler: 'update', param: '%F0%9F%98%80' },
-    { method: 'DELETE', path: '/api/auth/users/..', handler: 'delete', param: '..' },
+  const matches: ReadonlyArray<{ method: string; path: string; handler: string; params: PathParams }> = [
+    { method: 'GET', path: '/api/auth/verify', handler: 'verify', params: {} },
+    { method: 'POST', path: '/api/auth/authenticate', handler: 'authenticate', params: {} },
+    { method: 'GET', path: '/api/auth/users', handler: 'list', params: {} },
+    { method: 'GET', path: '/api/auth/users/alice', handler: 'get-user', params: { username: 'alice' } },
+    { method: 'PATCH', path: '/api/auth/users/alice', handler: 'update', params: { username: 'alice' } },
+    { method: 'DELETE', path: '/api/auth/users/bob', handler: 'delete', params: { username: 'bob' } },
   ];
-  for (const { method, path, handler, param } of matches) {
-    it(`routes ${method} ${path} to ${handler}${param === undefined ? '' : ` with the raw param ${param}`}`, () => {
-      assert.deepEqual(router.match(method, path), { handler, param });
+  for (const { method, path, handler, params } of matches) {
+    it(`routes ${method} ${path} to ${handler} with the parameters ${JSON.stringify(params)}`, () => {
+      assert.deepEqual(router.match(method, path), { handler, params });
     });
   }
+
+  describe('decodes each parameter once, and hands none that is no path segment', () => {
+    const decoded: ReadonlyArray<[string, string]> = [
+      ['a%2Fb', 'a/b'],
+      ['%F0%9F%98%80', '\u{1F600}'],
+      ['%252F', '%2F'],
+      ['%2561', '%61'],
+      ['a%20b', 'a b'],
+      ['%2E%2E%2Fpath-admin', '../path-admin'],
+      ['path-victim%2F..', 'path-victim/..'],
+      ['caf%C3%A9', 'caf\u00e9'],
+      ['%C2%85', '\u0085'],
+      ['a+b', 'a+b'],
+    ];
+    for (const [raw, value] of decoded) {
+      it(`hands ${raw} as ${JSON.stringify(value)}`, () => {
+        assert.deepEqual(router.match('DELETE', `/api/auth/users/${raw}`), { handler: 'delete', params: { username: value } });
+      });
+    }
+    // Still the route (the judge answers a stranger first); the handler answers 400 or 404 for the missing value.
+    const refused = [
+      '%zz', '%', 'a%2', '%E0%A4', '%C0%AF', '%ED%A0%80', '%FF',
+      '.', '..', '%2E', '%2e%2e', '%2E.',
+      '%00', 'path-victim%00', '%0Apath-victim', '%1F', '%7F',
+    ];
+    for (const raw of refused) {
+      it(`matches the route for ${raw} and hands its parameter as undefined`, () => {
+        assert.deepEqual(router.match('PATCH', `/api/auth/users/${raw}`), { handler: 'update', params: { username: undefined } });
+      });
+    }
+    it('refuses each parameter of a pattern on its own', () => {
+      const r = createRouter([{ method: 'DELETE', path: '/u/:name/s/:id', handler: 'end' }]);
+      assert.deepEqual(r.match('DELETE', '/u/a%2Fb/s/%zz'), { handler: 'end', params: { name: 'a/b', id: undefined } });
+      assert.deepEqual(r.match('DELETE', '/u/../s/x%41'), { handler: 'end', params: { name: undefined, id: 'xA' } });
+    });
+    it('hands the parameters as a frozen object', () => {
+      assert.ok(Object.isFrozen(router.match('GET', '/api/auth/users/alice')));
+      const match = router.match('GET', '/api/auth/users/alice');
+      assert.ok(match.handler !== undefined && Object.isFrozen(match.params));
+    });
+  });
 
   const notFound: ReadonlyArray<[string, string]> = [
     ['GET', '/'],
@@ -112,8 +150,8 @@ describe('createRouter', () => {
       { method: 'GET', path: '/u/:name', handler: 'param' },
       { method: 'GET', path: '/u/me', handler: 'literal' },
     ]);
-    assert.deepEqual(r.match('GET', '/u/me'), { handler: 'literal', param: undefined });
-    assert.deepEqual(r.match('GET', '/u/you'), { handler: 'param', param: 'you' });
+    assert.deepEqual(r.match('GET', '/u/me'), { handler: 'literal', params: {} });
+    assert.deepEqual(r.match('GET', '/u/you'), { handler: 'param', params: { name: 'you' } });
   });
 
   describe('patterns with a parameter before their end', () => {
@@ -124,14 +162,14 @@ describe('createRouter', () => {
       { method: 'POST', path: '/api/auth/users/:name/reset-link', handler: 'reset-link' },
       { method: 'GET', path: '/api/auth/account/sessions', handler: 'own-sessions' },
     ]);
-    it('matches each segment, giving every raw parameter in order and the last as param', () => {
-      assert.deepEqual(r.match('GET', '/api/auth/users/a%2Fb/sessions'), { handler: 'sessions', param: 'a%2Fb', params: ['a%2Fb'] });
-      assert.deepEqual(r.match('DELETE', '/api/auth/users/alice/sessions/XYZ'), { handler: 'end-session', param: 'XYZ', params: ['alice', 'XYZ'] });
-      assert.deepEqual(r.match('POST', '/api/auth/users/bob/reset-link'), { handler: 'reset-link', param: 'bob', params: ['bob'] });
+    it('matches each segment, giving every parameter by its name, decoded', () => {
+      assert.deepEqual(r.match('GET', '/api/auth/users/a%2Fb/sessions'), { handler: 'sessions', params: { username: 'a/b' } });
+      assert.deepEqual(r.match('DELETE', '/api/auth/users/alice/sessions/XYZ'), { handler: 'end-session', params: { username: 'alice', id: 'XYZ' } });
+      assert.deepEqual(r.match('POST', '/api/auth/users/bob/reset-link'), { handler: 'reset-link', params: { name: 'bob' } });
     });
     it('leaves literal and trailing-parameter routes as they were', () => {
-      assert.deepEqual(r.match('GET', '/api/auth/users/alice'), { handler: 'user', param: 'alice' });
-      assert.deepEqual(r.match('GET', '/api/auth/account/sessions'), { handler: 'own-sessions', param: undefined });
+      assert.deepEqual(r.match('GET', '/api/auth/users/alice'), { handler: 'user', params: { username: 'alice' } });
+      assert.deepEqual(r.match('GET', '/api/auth/account/sessions'), { handler: 'own-sessions', params: {} });
     });
     it('finds nothing for an empty parameter, a missing or extra segment, or another literal', () => {
       for (const path of [
@@ -153,6 +191,19 @@ describe('createRouter', () => {
         { method: 'GET', path: '/u/:user/s/:key', handler: 2 },
       ]), TypeError);
     });
+    it('throws a TypeError for a parameter without a name, or a name twice in one pattern', () => {
+      assert.throws(() => createRouter([{ method: 'GET', path: '/u/:', handler: 1 }]), TypeError);
+      assert.throws(() => createRouter([{ method: 'GET', path: '/u/:/s', handler: 1 }]), TypeError);
+      assert.throws(() => createRouter([{ method: 'GET', path: '/u/:id/s/:id', handler: 1 }]), TypeError);
+    });
+    it('prefers a literal segment over a parameter at the same place, whatever the order given', () => {
+      const both = createRouter([
+        { method: 'GET', path: '/u/:name/s', handler: 'param' },
+        { method: 'GET', path: '/u/me/:what', handler: 'literal-first' },
+      ]);
+      assert.deepEqual(both.match('GET', '/u/me/s'), { handler: 'literal-first', params: { what: 's' } });
+      assert.deepEqual(both.match('GET', '/u/you/s'), { handler: 'param', params: { name: 'you' } });
+    });
   });
 
   it('routes every method, known or not, to a route whose method is *', () => {
@@ -161,7 +212,7 @@ describe('createRouter', () => {
       { method: 'GET', path: '/a', handler: 'a' },
     ]);
     for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PURGE', 'PROPFIND']) {
-      assert.deepEqual(r.match(method, '/gate'), { handler: 'gate', param: undefined });
+      assert.deepEqual(r.match(method, '/gate'), { handler: 'gate', params: {} });
     }
     assertNotFoundIn(r, 'GET', '/gate/');
   });

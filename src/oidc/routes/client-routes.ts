@@ -67,7 +67,7 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
       method: 'PATCH', path: '/api/auth/clients/:clientId', access: 'updateClient', body: 'json',
       async handler(ctx) {
         const caller = callerOf(ctx);
-        const clientId = ctx.param ?? '';
+        const clientId = ctx.params['clientId'] ?? '';
         if (!CLIENT_ID_FORMAT.test(clientId)) throw new ClientNotFound();
         const changes = await readCheckedBody(ctx, checkClientChanges, deps.maxBodyBytes);
         const { client, before } = await clients.change((document) => {
@@ -91,7 +91,7 @@ export function clientRoutes(deps: ClientRouteDeps): Route[] {
       async handler(ctx) {
         const caller = callerOf(ctx);
         // A malformed id names no client: the same 404 as an unknown one.
-        const clientId = ctx.param ?? '';
+        const clientId = ctx.params['clientId'] ?? '';
         if (!CLIENT_ID_FORMAT.test(clientId)) throw new ClientNotFound();
         await clients.change((document) => {
           assertStillAdministrator(deps, deps.users, caller);
