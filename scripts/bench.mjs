@@ -430,7 +430,11 @@ async function startService(name, dataDir, { secret, logLevel = 'info', nodeArgs
     const port = await freePort();
     const child = spawnTracked(pinning.server, process.execPath, [...nodeArgs, CLI, 'serve'], {
       cwd: ROOT,
-      env: serviceEnv({ GATEHOUSE_SECRET: secret, GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_PORT: String(port), GATEHOUSE_LOG_LEVEL: logLevel }),
+      // Its own origin is where the bench asks it: the account and OpenID Connect rows answer only there.
+      env: serviceEnv({
+        GATEHOUSE_SECRET: secret, GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_PORT: String(port), GATEHOUSE_LOG_LEVEL: logLevel,
+        GATEHOUSE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
