@@ -61,9 +61,10 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'judge: a machine token in the cookie opens the account',
     promise: 'A machine token, as a cookie, `?token=` or `Authorization`, is no session on any account route',
-    file: 'src/auth/judge.ts',
-    search: "    const caller = session.check(token);\n    if ('refused' in caller",
-    replace: "    const machine = deps.machineTokens?.check(`Bearer ${token}`);\n    const caller = machine !== undefined && !('refused' in machine) ? ({ user: machine.user, token, claims: { amr: ['pwd', 'otp'] } } as never) : session.check(token);\n    if ('refused' in caller",
+    // The judge holds no machine-token verifier (only the gate does): the break hands it one.
+    file: 'src/server.ts',
+    search: "    const judge = createJudge({\n      session,\n",
+    replace: "    const judge = createJudge({\n      session: { check: (token: string) => { const machine = machineTokens.check(`Bearer ${token}`); return machine !== undefined && !('refused' in machine) ? ({ user: machine.user, token, claims: { amr: ['pwd', 'otp'] } } as never) : session.check(token); } },\n",
     tests: [{ file: 'test/api/machine-tokens.test.ts', names: ['a machine token as ?token= or cookie on an account route is refused'] }],
   },
   {
@@ -224,7 +225,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'judge (matrix): the gate\'s level=ADMINISTRATOR lets a user\'s machine token through',
     promise: MATRIX,
-    file: 'src/auth/judge.ts',
+    file: 'src/routes/gate-service.ts',
     search: 'const isAdministratorMissing = asks.isAdministratorAsked && !isAdministrator(user.level);',
     replace: "const isAdministratorMissing = asks.isAdministratorAsked && via === 'session' && !isAdministrator(user.level);",
     tests: matrix(),
@@ -335,7 +336,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'gate: level=ADMINISTRATOR lets a user through',
     promise: '`level=ADMINISTRATOR` is 403 `NOT_ADMINISTRATOR` for a USER',
-    file: 'src/auth/judge.ts',
+    file: 'src/routes/gate-service.ts',
     search: 'const isAdministratorMissing = asks.isAdministratorAsked && !isAdministrator(user.level);',
     replace: 'const isAdministratorMissing = asks.isAdministratorAsked && user.level < 0;',
     tests: [{ file: 'test/api/forward.test.ts', names: ['?level= on the forward URL'] }],
@@ -343,7 +344,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'gate: a machine token passes mfa=1 without tokens=1',
     promise: 'A machine token passes where two factors are asked only if the forward URL also says `tokens=1`',
-    file: 'src/auth/judge.ts',
+    file: 'src/routes/gate-service.ts',
     search: "[user, via, isTwoFactorSession] = [machine.user, 'token', asks.areTokensAllowed];",
     replace: "[user, via, isTwoFactorSession] = [machine.user, 'token', true];",
     tests: [{ file: 'test/api/machine-tokens.test.ts', names: ['with mfa=1, passes a token only where the forward URL also says tokens=1'] }],
@@ -351,7 +352,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'gate: group= lets everyone in',
     promise: '`group=a,b` admits members of any',
-    file: 'src/auth/judge.ts',
+    file: 'src/routes/gate-service.ts',
     search: 'const isGroupMissing = asks.groups !== undefined && !isInAnyGroup(user, asks.groups);',
     replace: 'const isGroupMissing = asks.groups !== undefined && asks.groups.length === 0 && !isInAnyGroup(user, asks.groups);',
     tests: [{ file: 'test/api/accounts-and-groups.test.ts', names: ['the gate with ?group='] }],

@@ -22,6 +22,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { buildForbiddenPage } from './routes/forbidden-page.js';
 import { forwardRoutes } from './routes/forward.js';
+import { createGateService } from './routes/gate-service.js';
 import { pageRoutes } from './pages/shell.js';
 import { buildUsersPage } from './pages/users-page.js';
 import { passkeyRoutes } from './routes/passkeys.js';
@@ -125,7 +126,6 @@ export async function startServer(config: Config, options: ServerOptions) {
     const origins = createOriginReader({ publicUrl: config.publicUrl, floodUrls: config.floodUrls, proxyTrust });
     const judge = createJudge({
       session,
-      machineTokens,
       proxyTrust,
       accountCount: () => store.size,
       origins,
@@ -148,13 +148,17 @@ export async function startServer(config: Config, options: ServerOptions) {
       ...accountRoutes(deps),
       ...totpRoutes(deps),
       ...forwardRoutes({
-        judge,
-        allowedRedirectHosts: config.allowedRedirectHosts,
-        isStopping: () => isStopping,
-        logger,
-        now,
+        gate: createGateService({
+          session,
+          machineTokens,
+          isTwoFactorRequiredOfAdministrators: config.requireMfaForAdmins,
+          requireMfa: config.requireMfa,
+          allowedRedirectHosts: config.allowedRedirectHosts,
+          isStopping: () => isStopping,
+          logger,
+          now,
+        }),
         forbiddenPage: buildForbiddenPage(sha256Base64, { isPasskeyOffered, accountUrl: accountPageUrl }),
-        requireMfa: config.requireMfa,
       }),
       ...pageRoutes('signInPage', buildLoginPage({
         allowedRedirectHosts: config.allowedRedirectHosts, isCookieSecure: config.secureCookie, cookieDomain: config.cookieDomain,

@@ -8,11 +8,9 @@ import type { ProxyTrust } from '../http/client-address.js';
 import type { OriginReader } from '../http/request-origin.js';
 import { isCrossSiteRequest } from '../http/same-origin.js';
 import type { Logger } from '../log/logger.js';
-import type { StoredUser } from '../store/users.js';
 import { isAdministrator, type AccessLevel } from '../validate/level.js';
 import { ACCESS, type AccessRow } from './access.js';
 import { hasSecondFactor, isTwoFactor } from './amr.js';
-import type { MachineTokenVerifier } from './machine-tokens.js';
 import type { Caller, Credentials, SessionChecker } from './session.js';
 import { confirmedPassword, type PasswordChecks } from './throttled-password.js';
 
@@ -38,30 +36,6 @@ export interface Admission {
   confirmPassword(password: string): Promise<Caller>;
 }
 
-/** What the gate asks of a caller (routes/forward.ts reads it from the forward URL). */
-export interface GateAsks {
-  readonly isAdministratorAsked: boolean;
-  /** Any one of these groups; undefined when the URL names none. */
-  readonly groups: readonly string[] | undefined;
-  /** Two factors (`mfa=`, `--require-mfa`); a machine token then passes only where `tokens` says so. */
-  readonly isTwoFactorAsked: boolean;
-  readonly areTokensAllowed: boolean;
-}
-
-type GateVerdict =
-  | { readonly allowed: true; readonly user: StoredUser; readonly via: 'session' | 'token' }
-  | { readonly allowed: false; readonly refusal: 'no-session' }
-  /** `hint`: `code` when the account has a second factor to sign in with, `setup` when it has none. */
-  | { readonly allowed: false; readonly refusal: 'second-factor'; readonly via: 'session' | 'token'; readonly hint: 'code' | 'setup' }
-  | {
-    readonly allowed: false;
-    readonly refusal: 'forbidden';
-    readonly user: StoredUser;
-    readonly isAdministratorMissing: boolean;
-    readonly isGroupMissing: boolean;
-  };
-
-const NO_SESSION: GateVerdict = Object.freeze({ allowed: false, refusal: 'no-session' });
 const NOT_CONFIRMED = (): Promise<Caller> => Promise.reject(new TypeError('this row does not take the current password'));
 
 export type Judge = ReturnType<typeof createJudge>;
@@ -70,12 +44,11 @@ export type Judge = ReturnType<typeof createJudge>;
  * The one judge of who may do what (auth/access.ts). `admit` runs before every handler, in this
  * order: the origin the request was sent to, where it came from, the credential the row counts, the
  * administrators' two-factor setting, the level, the factors, the body's type; the password, which
- * needs the body, comes last through Admission.confirmPassword. `gate` judges the forward endpoint's
- * caller against what the forward URL asks.
+ * needs the body, comes last through Admission.confirmPassword. The forward endpoint's caller is
+ * judged against what its URL asks by the gate (routes/gate-service.ts).
  */
 export function createJudge(deps: {
   readonly session: SessionChecker;
-  readonly machineTokens: MachineTokenVerifier | undefined;
   readonly proxyTrust: ProxyTrust;
   /** How many accounts exist (`first-or-administrator`). */
   readonly accountCount: () => number;
@@ -165,40 +138,8 @@ export function createJudge(deps: {
     };
   };
 
-  /** The gate's caller: a machine token in Authorization (judged alone), else the session. Never throws. */
-  const gate = (headers: IncomingMessage['headers'], credentials: Credentials, asks: GateAsks): GateVerdict => {
-    // Any Authorization that is not a machine token is the app's own, and left alone.
-    const machine = deps.machineTokens?.check(headers.authorization);
-    let user: StoredUser;
-    let via: 'session' | 'token';
-    let isTwoFactorSession: boolean;
-    if (machine !== undefined) {
-      if ('refused' in machine) return NO_SESSION;
-      [user, via, isTwoFactorSession] = [machine.user, 'token', asks.areTokensAllowed];
-    } else {
-      const token = credentials.cookieToken ?? credentials.queryToken;
-      const caller = token === undefined ? undefined : session.check(token);
-      if (caller === undefined || 'refused' in caller) return NO_SESSION;
-      [user, via, isTwoFactorSession] = [caller.user, 'session', isTwoFactor(caller.claims.amr)];
-    }
-    // docs/contract/gate.md "The query", `mfa=1`: a session without two factors counts as none; so does an
-    // administrator's under --require-mfa-for-admins. The sign-in page learns which step is missing.
-    const isTwoFactorAsked = asks.isTwoFactorAsked ||
-      (deps.isTwoFactorRequiredOfAdministrators && isAdministrator(user.level));
-    if (isTwoFactorAsked && !isTwoFactorSession) {
-      return { allowed: false, refusal: 'second-factor', via, hint: hasSecondFactor(user) ? 'code' : 'setup' };
-    }
-    const isAdministratorMissing = asks.isAdministratorAsked && !isAdministrator(user.level);
-    const isGroupMissing = asks.groups !== undefined && !isInAnyGroup(user, asks.groups);
-    if (isAdministratorMissing || isGroupMissing) {
-      return { allowed: false, refusal: 'forbidden', user, isAdministratorMissing, isGroupMissing };
-    }
-    return { allowed: true, user, via };
-  };
-
   return {
     admit,
-    gate,
     /** For a handler whose request turns out to be another row's (a PATCH touching ways in): throws as admit would. */
     requireRow,
     /**
@@ -220,11 +161,4 @@ function isBodyOfWrongType(req: IncomingMessage): boolean {
   if (req.method !== 'POST' && req.method !== 'PATCH' && !announcesBody(req)) return false;
   const type = req.headers['content-type'];
   return type === undefined || !isJsonContentType(type);
-}
-
-function isInAnyGroup(user: StoredUser, groups: readonly string[]): boolean {
-  const own = user.groups;
-  if (own === undefined) return false;
-  for (const name of groups) if (own.includes(name)) return true;
-  return false;
 }

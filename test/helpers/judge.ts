@@ -12,7 +12,6 @@ export function judgeWithoutAccounts(): Judge {
   const sink = { write: () => undefined };
   return createJudge({
     session: { check: () => ({ refused: 'no accounts in this test' }) },
-    machineTokens: undefined,
     proxyTrust: createProxyTrust([]),
     accountCount: () => 0,
     origins: createOriginReader({ publicUrl: undefined, floodUrls: [], proxyTrust: createProxyTrust([]) }),

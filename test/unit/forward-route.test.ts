@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import { ACCESS } from '../../src/auth/access.js';
-import { judgeWithoutAccounts } from '../helpers/judge.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RequestContext } from '../../src/routes/context.js';
 import { forwardRoutes } from '../../src/routes/forward.js';
+import { createGateService } from '../../src/routes/gate-service.js';
 
 interface Answer {
   status: number;
@@ -16,7 +16,15 @@ interface Answer {
 /** Runs the forward handler on a request made of `headers` and `query`, and returns what it wrote. */
 function answer(options: { isStopping: boolean; headers?: Record<string, string>; query?: Record<string, string> }): Answer {
   const sink = { write: () => true };
-  const [route] = forwardRoutes({ judge: judgeWithoutAccounts(), allowedRedirectHosts: [], isStopping: () => options.isStopping, logger: createLogger({ level: 'silent', format: 'json', stdout: sink, stderr: sink }) });
+  const gate = createGateService({
+    session: { check: () => ({ refused: 'no accounts in this test' }) },
+    machineTokens: undefined,
+    isTwoFactorRequiredOfAdministrators: false,
+    allowedRedirectHosts: [],
+    isStopping: () => options.isStopping,
+    logger: createLogger({ level: 'silent', format: 'json', stdout: sink, stderr: sink }),
+  });
+  const [route] = forwardRoutes({ gate });
   assert.ok(route !== undefined);
   const written: Answer = { status: 0, headers: {}, body: '' };
   const res = {

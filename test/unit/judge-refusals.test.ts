@@ -17,7 +17,6 @@ const USER_SESSION = { user: { username: 'alice', level: 5 }, token: 't', claims
 function judgeWith(check: SessionChecker['check']) {
   return createJudge({
     session: { check } as SessionChecker,
-    machineTokens: undefined,
     proxyTrust: createProxyTrust([]),
     accountCount: () => 1,
     origins: createOriginReader({ publicUrl: undefined, floodUrls: [], proxyTrust: createProxyTrust([]) }),
