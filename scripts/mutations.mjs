@@ -304,11 +304,11 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'TOTP: a code signs in twice',
     promise: 'A code signs in once: only a step later than the last used is taken',
-    file: 'src/auth/totp.ts',
+    file: 'src/totp/codes.ts',
     edits: [
       { search: 'if (isEqual && step > lastUsedStep && matched === undefined) matched = step;', replace: 'if (isEqual && matched === undefined) matched = step;' },
       {
-        file: 'src/auth/totp-account.ts',
+        file: 'src/totp/accounts.ts',
         search: "if ('step' in use) return use.step > totp.lastUsedStep ? { ...totp, lastUsedStep: use.step } : undefined;",
         replace: "if ('step' in use) return { ...totp, lastUsedStep: Math.max(use.step, totp.lastUsedStep) };",
       },
@@ -318,7 +318,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'TOTP: a recovery code signs in twice',
     promise: 'Ten recovery codes of 80 random bits, stored as SHA-256 digests, each used once',
-    file: 'src/auth/totp-account.ts',
+    file: 'src/totp/accounts.ts',
     search: 'return { ...totp, recoveryDigests: totp.recoveryDigests.filter((_, i) => i !== index) };',
     replace: 'return { ...totp };',
     tests: [{ file: 'test/api/two-step.test.ts', names: ['a recovery code signs in once'] }],
@@ -398,7 +398,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'passkeys: a challenge is good twice',
     promise: 'A challenge is 32 random bytes, good for 5 minutes and one use',
-    file: 'src/webauthn/challenges.ts',
+    file: 'src/passkeys/challenges.ts',
     search: '      forget(key);\n      return found !== undefined && found.expiresAt > nowMs ? found.entry : undefined;',
     replace: '      return found !== undefined && found.expiresAt > nowMs ? found.entry : undefined;',
     tests: [{ file: 'test/api/passkeys.test.ts', names: ['refuses a challenge that is unknown, used or expired'] }],
@@ -406,7 +406,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'passkeys: the origin is not checked',
     promise: 'Every refused sign-in is one 401 `PASSKEY_REFUSED`',
-    file: 'src/webauthn/verify.ts',
+    file: 'src/passkeys/verify.ts',
     search: "if (!expect.isOriginAllowed(clientData.origin)) throw new WebAuthnRefused('origin');",
     replace: "if (!expect.isOriginAllowed(clientData.origin) && !clientData.origin.startsWith('https://')) throw new WebAuthnRefused('origin');",
     tests: [{ file: 'test/api/passkeys.test.ts', names: ['refuses a sign-in when … (401)'] }],
@@ -414,7 +414,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'passkeys: the rp id hash is not checked',
     promise: 'Every refused sign-in is one 401 `PASSKEY_REFUSED`',
-    file: 'src/webauthn/verify.ts',
+    file: 'src/passkeys/verify.ts',
     search: "if (!timingSafeEqual(bytes.subarray(0, 32), rpIdHash)) throw new WebAuthnRefused('rp id hash');",
     replace: "if (bytes.length < 32) throw new WebAuthnRefused('rp id hash');",
     tests: [{ file: 'test/api/passkeys.test.ts', names: ['refuses a sign-in when … (401)'] }],
@@ -422,7 +422,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'passkeys: the user-present flag is not asked',
     promise: 'User presence is required',
-    file: 'src/webauthn/verify.ts',
+    file: 'src/passkeys/verify.ts',
     search: "if ((flags & FLAG.UP) === 0) throw new WebAuthnRefused('user not present');",
     replace: "if (flags === 0xff) throw new WebAuthnRefused('user not present');",
     tests: [{ file: 'test/api/passkeys.test.ts', names: ['refuses a sign-in when … (401)'] }],
@@ -430,10 +430,10 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'passkeys: a sign count that went backwards is taken',
     promise: 'A sign count that is not 0 and not above the stored one is refused',
-    file: 'src/webauthn/verify.ts',
+    file: 'src/passkeys/verify.ts',
     edits: [
       { search: 'if (data.signCount !== 0 && data.signCount <= expect.storedSignCount) {', replace: 'if (data.signCount !== 0 && data.signCount < 0) {' },
-      { file: 'src/store/passkey-rules.ts', search: 'if (signCount !== 0 && signCount <= passkey.signCount) return undefined;', replace: 'if (signCount !== 0 && signCount < 0) return undefined;' },
+      { file: 'src/passkeys/rules.ts', search: 'if (signCount !== 0 && signCount <= passkey.signCount) return undefined;', replace: 'if (signCount !== 0 && signCount < 0) return undefined;' },
     ],
     tests: [{ file: 'test/api/passkeys.test.ts', names: ['refuses a sign count that went backwards or did not move'] }],
   },

@@ -14,7 +14,7 @@ export const FILE_LIMIT = 400;
 
 /**
  * A path is a file (`src/app.ts`), a folder with everything under it (`src/oidc/`), or a file name
- * prefix in one folder (`src/auth/totp*`). A file matched by two units' paths is an error, not a tie.
+ * prefix in one folder (`src/auth/session*`). A file matched by two units' paths is an error, not a tie.
  * `offUnless`: the setting without which the unit, loaded by `serve`, runs nothing (its start returns
  * at once and its routes answer 404, as its own tests show).
  */
@@ -79,12 +79,12 @@ export const UNITS = Object.freeze([
   {
     name: 'passkeys',
     holds: 'WebAuthn by hand (CBOR, COSE, the relying party\'s checks, challenges, decoys), the passkey routes, their validators and store rules',
-    paths: ['src/webauthn/', 'src/routes/passkeys.ts', 'src/validate/passkey.ts', 'src/store/passkey-rules.ts'],
+    paths: ['src/passkeys/'],
   },
   {
     name: 'TOTP and QR',
     holds: 'RFC 6238 codes, recovery codes, the sealed seed, base32, the QR encoder',
-    paths: ['src/auth/totp*', 'src/auth/base32.ts', 'src/auth/seal.ts', 'src/routes/totp.ts', 'src/qr/'],
+    paths: ['src/totp/'],
   },
   {
     name: 'OpenID Connect',
@@ -95,7 +95,7 @@ export const UNITS = Object.freeze([
   {
     name: 'sessions people see',
     holds: 'the routes that list and end sessions, the browser\'s name from User-Agent, and what logging out ends; the records and the check every request makes of them are the core\'s',
-    paths: ['src/routes/sessions.ts', 'src/routes/browser-name.ts', 'src/auth/logout.ts'],
+    paths: ['src/sessions/', 'src/routes/browser-name.ts', 'src/auth/logout.ts'],
   },
   {
     name: 'invitations and reset links',

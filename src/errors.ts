@@ -199,7 +199,7 @@ export class TooManyAttempts extends refusal('TOO_MANY_ATTEMPTS', 429, 'Too many
   }
 }
 
-/** No room for another passkey challenge without dropping someone else's before it expires (webauthn/challenges.ts). */
+/** No room for another passkey challenge without dropping someone else's before it expires (passkeys/challenges.ts). */
 export class TooManyChallenges extends refusal('TOO_MANY_CHALLENGES', 503,
   'Too many passkey sign-ins are in progress; try again in a few minutes.') {
   readonly retryAfterSeconds: number;

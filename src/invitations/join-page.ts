@@ -93,7 +93,7 @@ check();
 
 /**
  * The join page, built once at start-up on the shared shell and its CSP; `minPasswordLength` is the
- * join route's; `isPasskeyOffered` false (passkeys off, webauthn/relying-party.ts) offers none.
+ * join route's; `isPasskeyOffered` false (passkeys off, passkeys/relying-party.ts) offers none.
  */
 export function buildJoinPage(sha256Base64: Sha256Base64, options: { readonly minPasswordLength: number; readonly isPasskeyOffered: boolean }): BuiltPage {
   const script = `var PASSKEYS_OFFERED = ${options.isPasskeyOffered};\n${SCRIPT}`;

@@ -1,7 +1,7 @@
 // The account page's passkeys section: the account's passkeys (added, last used, Remove with the
 // password and a second click) and adding one with the password. Browser code that runs inside the
 // account page's script (pages/account.ts), after its helpers; PASSKEYS_OFFERED says whether the
-// server offers passkeys at all (webauthn/relying-party.ts).
+// server offers passkeys at all (passkeys/relying-party.ts).
 import type { PageSection } from './shell.js';
 
 const BODY = `

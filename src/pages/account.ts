@@ -146,7 +146,7 @@ const OWN_SECTIONS: readonly PageSection[] = [TOTP_SECTION, PASSKEYS_SECTION, TO
 
 /**
  * The account page, built once at start-up; data: images only, for the TOTP QR code. With
- * `isPasskeyOffered` false (passkeys off, webauthn/relying-party.ts) it offers none. `sections`
+ * `isPasskeyOffered` false (passkeys off, passkeys/relying-party.ts) it offers none. `sections`
  * (OpenID Connect's name and e-mail) go before the sessions section, their scripts after the page's own.
  * `minPasswordLength`: the shortest new password the account's route takes.
  */

@@ -2,7 +2,7 @@ import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
 import { endOnLogout } from '../auth/logout.js';
 import { ACCESS } from '../auth/access.js';
 import { hashKeyOf, throttledMatch } from '../auth/throttled-password.js';
-import { withSecondStep } from '../auth/totp-sign-in.js';
+import { withSecondStep } from '../totp/sign-in-step.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import {
   AuthRequired,

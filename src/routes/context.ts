@@ -6,7 +6,7 @@ import type { SessionRecords } from '../auth/session-records.js';
 import type { AccessRow, Action } from '../auth/access.js';
 import type { Admission, Judge } from '../auth/judge.js';
 import { accountStillSignedIn, type Caller, type Credentials, type SessionChecker } from '../auth/session.js';
-import type { TotpAccounts } from '../auth/totp-account.js';
+import type { TotpAccounts } from '../totp/accounts.js';
 import type { Config } from '../config.js';
 import { NotAdministrator, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';

@@ -9,7 +9,7 @@ interface LoginPageOptions {
   readonly isCookieSecure?: boolean;
   /** --cookie-domain: the page warns at once when it is opened on a host that Domain does not cover. */
   readonly cookieDomain?: string | undefined;
-  /** False when passkeys are off (webauthn/relying-party.ts): the page does not offer them. */
+  /** False when passkeys are off (passkeys/relying-party.ts): the page does not offer them. */
   readonly isPasskeyOffered?: boolean;
   /** The account page on Gatehouse's own origin (--public-url's); else `gatehouse/account` beside this page. */
   readonly accountUrl?: string | undefined;

@@ -7,13 +7,13 @@ import {
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkStoredMachineTokens } from '../validate/machine-token.js';
-import { checkStoredPasskeys } from '../validate/passkey.js';
+import { checkStoredPasskeys } from '../passkeys/checks.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
 import { checkDisplayName, checkEmail, checkSubject } from '../validate/profile.js';
 import { parsePasswordHash } from '../auth/password.js';
-import { SEALED_FORMAT } from '../auth/seal.js';
+import { SEALED_FORMAT } from '../totp/seal.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
-import { RECOVERY_CODE_COUNT, RECOVERY_DIGEST_FORMAT } from '../auth/totp.js';
+import { RECOVERY_CODE_COUNT, RECOVERY_DIGEST_FORMAT } from '../totp/codes.js';
 import { RenamedButNotDurable, unlessMissing, writeFileAtomic } from './atomic-file.js';
 import { createGroupCommit } from './group-commit.js';
 import type { StoreFileSystem } from './file-system.js';

@@ -4,7 +4,7 @@
 // before the credential is read, while the sign-in surface (`any`) keeps working on the app's site.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { totpCode } from '../../src/auth/totp.js';
+import { totpCode } from '../../src/totp/codes.js';
 import { ACCESS, ACTIONS, type AccessRow, type Action } from '../../src/auth/access.js';
 import { assertError, createUser, type TestUser } from '../helpers/api.js';
 import { CLIENT_SETTINGS, startTestServer, type RequestOptions, type TestResponse, type TestServer } from '../helpers/server.js';

@@ -3,8 +3,8 @@
 // its machine tokens stay, and a password alone signs in again.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeBase32 } from '../../src/auth/base32.js';
-import { totpCode } from '../../src/auth/totp.js';
+import { decodeBase32 } from '../../src/totp/base32.js';
+import { totpCode } from '../../src/totp/codes.js';
 import { assertError, createUser, login, startPopulatedServer, updateUser, type TestUser } from '../helpers/api.js';
 import type { TestServer } from '../helpers/server.js';
 

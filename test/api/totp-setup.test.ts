@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { decodeBase32 } from '../../src/auth/base32.js';
-import { totpCode } from '../../src/auth/totp.js';
+import { decodeBase32 } from '../../src/totp/base32.js';
+import { totpCode } from '../../src/totp/codes.js';
 import { assertError, createUser, login, startPopulatedServer, updateUser, type TestUser } from '../helpers/api.js';
 import type { TestResponse, TestServer } from '../helpers/server.js';
 

@@ -5,9 +5,9 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { decodeBase32 } from '../../src/auth/base32.js';
+import { decodeBase32 } from '../../src/totp/base32.js';
 import { createTokenCodec } from '../../src/auth/jwt.js';
-import { hotp, totpCode, totpStep } from '../../src/auth/totp.js';
+import { hotp, totpCode, totpStep } from '../../src/totp/codes.js';
 import { createUser, login, startPopulatedServer, updateUser, verify, type TestUser } from '../helpers/api.js';
 import { startTestServer, TEST_SECRET, type TestResponse, type TestServer } from '../helpers/server.js';
 

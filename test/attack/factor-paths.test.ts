@@ -4,8 +4,8 @@
 // endpoints and the gate; no change started by another site; administrators no way around it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeBase32 } from '../../src/auth/base32.js';
-import { totpCode } from '../../src/auth/totp.js';
+import { decodeBase32 } from '../../src/totp/base32.js';
+import { totpCode } from '../../src/totp/codes.js';
 import { assertError, claimsOf, createUser, login, startPopulatedServer, updateUser, type TestUser } from '../helpers/api.js';
 import { addPasskey, HEADERS, newAuthenticator, signIn } from '../helpers/passkeys.js';
 import { FLAGS } from '../helpers/soft-authenticator.js';

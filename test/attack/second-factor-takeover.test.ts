@@ -3,8 +3,8 @@
 // password or mint a machine token; and the code guesses one set-up takes are capped.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeBase32 } from '../../src/auth/base32.js';
-import { hotp, totpCode, totpStep } from '../../src/auth/totp.js';
+import { decodeBase32 } from '../../src/totp/base32.js';
+import { hotp, totpCode, totpStep } from '../../src/totp/codes.js';
 import { createUser, login, startPopulatedServer, type TestUser } from '../helpers/api.js';
 import { addPasskey, HEADERS, newAuthenticator, signIn } from '../helpers/passkeys.js';
 import { FLAGS } from '../helpers/soft-authenticator.js';

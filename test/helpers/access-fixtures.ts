@@ -4,7 +4,7 @@
 // (test/helpers/access-model.ts); a row without a fixture here fails the matrix.
 import assert from 'node:assert/strict';
 import type { Action } from '../../src/auth/access.js';
-import { totpCode } from '../../src/auth/totp.js';
+import { totpCode } from '../../src/totp/codes.js';
 import { CLEARED_COOKIE, CONFIGS, uniqueName } from './api.js';
 import { hasPasskey, hasTotp, isCrossSite, isOnAppOrigin, type Cell, type Counted, type FactorState, type GateAsks } from './access-model.js';
 import type { BareServer, CredentialMaterial, TrackedAccount, World } from './access-world.js';

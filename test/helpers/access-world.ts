@@ -5,8 +5,8 @@
 // routes/session-cookie.ts issues them, with whatever `amr` the cell names.
 import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
-import { hotp, totpCode, totpStep } from '../../src/auth/totp.js';
-import { decodeBase32 } from '../../src/auth/base32.js';
+import { hotp, totpCode, totpStep } from '../../src/totp/codes.js';
+import { decodeBase32 } from '../../src/totp/base32.js';
 import { claimsOf, signToken, uniqueName } from './api.js';
 import { APP_HOST, hasPasskey, hasTotp, type Credential, type FactorState } from './access-model.js';
 import { HEADERS, newAuthenticator, ORIGIN } from './passkeys.js';

@@ -1,8 +1,8 @@
 // TOTP for a test account over the API: set up and confirmed, returning the seed and the two-factor
 // session the confirmation hands out.
 import assert from 'node:assert/strict';
-import { decodeBase32 } from '../../src/auth/base32.js';
-import { totpCode } from '../../src/auth/totp.js';
+import { decodeBase32 } from '../../src/totp/base32.js';
+import { totpCode } from '../../src/totp/codes.js';
 import type { TestUser } from './api.js';
 import type { TestServer } from './server.js';
 

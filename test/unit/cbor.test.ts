@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CborInvalid, decodeCbor, decodeCborPrefix, WEBAUTHN_CBOR_LIMITS } from '../../src/webauthn/cbor.js';
+import { CborInvalid, decodeCbor, decodeCborPrefix, WEBAUTHN_CBOR_LIMITS } from '../../src/passkeys/cbor.js';
 import { encodeCbor, SoftAuthenticator, type CborInput } from '../helpers/soft-authenticator.js';
 
 const hex = (text: string): Buffer => Buffer.from(text.replace(/\s/g, ''), 'hex');

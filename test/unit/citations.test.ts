@@ -258,7 +258,7 @@ describe('citations', () => {
     const code = [
       `// ${outside} "Values"; ${numbered}.2`,
       "it('answers as " + outside + " says', () => {});",
-      '// docs/contract/nothing.md, src/no-such-file.ts, src/auth/, src/auth/totp*, test/suites/NAME/x.test.ts',
+      '// docs/contract/nothing.md, src/no-such-file.ts, src/auth/, src/auth/session*, test/suites/NAME/x.test.ts',
       '// README.md "Quick start"; docs/security-notes.md, "Login storms"; docs/security-notes.md "No such heading"',
       '// missing-guide.md, deploy.md',
     ].join('\n');

@@ -194,7 +194,7 @@ describe('documentation links and paths', () => {
         const path = match[1] ?? '';
         const name = match[2];
         if (path.includes('*')) {
-          // A pattern such as src/auth/totp*: some file in that folder starts with the prefix.
+          // A pattern such as src/auth/session*: some file in that folder starts with the prefix.
           const folder = join(ROOT, dirname(path));
           const prefix = path.slice(path.lastIndexOf('/') + 1, path.indexOf('*'));
           if (!existsSync(folder) || !readdirSync(folder).some((entry) => entry.startsWith(prefix))) problems.push(`${path}: nothing matches`);

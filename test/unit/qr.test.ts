@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { encodeQr, MAX_QR_BYTES, QrInputTooLong } from '../../src/qr/encode.js';
-import { renderQrSvg, svgOf } from '../../src/qr/svg.js';
+import { encodeQr, MAX_QR_BYTES, QrInputTooLong } from '../../src/totp/qr-encode.js';
+import { renderQrSvg, svgOf } from '../../src/totp/qr-svg.js';
 
 // The decoder test (zbarimg reads every mask, both levels, and the SVG as Chromium draws it) is
 // the qr suite: npm run test:qr. These need no outside program.

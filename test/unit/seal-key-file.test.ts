@@ -6,7 +6,7 @@ import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readSealKeyFile, SealKeyInvalid } from '../../src/auth/seal.js';
+import { readSealKeyFile, SealKeyInvalid } from '../../src/totp/seal.js';
 
 let dir = '';
 before(async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { decodeBase32, encodeBase32, MAX_BASE32_LENGTH } from '../../src/auth/base32.js';
-import { createSealer } from '../../src/auth/seal.js';
+import { decodeBase32, encodeBase32, MAX_BASE32_LENGTH } from '../../src/totp/base32.js';
+import { createSealer } from '../../src/totp/seal.js';
 import {
   findRecoveryDigest,
   hotp,
@@ -13,8 +13,8 @@ import {
   RECOVERY_DIGEST_FORMAT,
   totpCode,
   totpStep,
-} from '../../src/auth/totp.js';
-import { SEALED_FORMAT } from '../../src/auth/seal.js';
+} from '../../src/totp/codes.js';
+import { SEALED_FORMAT } from '../../src/totp/seal.js';
 
 describe('base32 (RFC 4648 section 10 vectors)', () => {
   const vectors: Array<[string, string]> = [

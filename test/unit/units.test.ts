@@ -16,8 +16,8 @@ describe('the units of src/', () => {
   it('the map tells a folder, a name prefix and a file apart, and counts lines holding something', () => {
     assert.ok(isMatch('src/oidc/', 'src/oidc/routes/wire.ts'));
     assert.ok(!isMatch('src/oidc/', 'src/oidc.ts'));
-    assert.ok(isMatch('src/auth/totp*', 'src/auth/totp-account.ts'));
-    assert.ok(!isMatch('src/auth/totp*', 'src/auth/totp/x.ts'));
+    assert.ok(isMatch('src/auth/session*', 'src/auth/session-key.ts'));
+    assert.ok(!isMatch('src/auth/session*', 'src/auth/session/x.ts'));
     assert.ok(!isMatch('src/app.ts', 'src/app.tsx'));
     const two: Unit[] = [{ name: 'a', holds: '', paths: ['src/x/'] }, { name: 'b', holds: '', paths: ['src/x/y.ts'] }];
     assert.equal(unitsOf('src/x/y.ts', two).length, 2);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { TooManyChallenges } from '../../src/errors.js';
 import { throttleKeyOf } from '../../src/http/client-address.js';
-import { CHALLENGE_LIMITS, createChallengeStore, type ChallengeEntry, type ChallengeStore } from '../../src/webauthn/challenges.js';
+import { CHALLENGE_LIMITS, createChallengeStore, type ChallengeEntry, type ChallengeStore } from '../../src/passkeys/challenges.js';
 
 const GET: ChallengeEntry = { ceremony: 'get', username: undefined, userHandle: undefined };
 const CREATE: ChallengeEntry = { ceremony: 'create', username: 'alice', userHandle: 'aGFuZGxl' };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DECOY_LENGTHS, decoyCredentialIds, decoyKeyOf, MAX_DECOYS } from '../../src/webauthn/decoys.js';
+import { DECOY_LENGTHS, decoyCredentialIds, decoyKeyOf, MAX_DECOYS } from '../../src/passkeys/decoys.js';
 
 const KEY = decoyKeyOf(Buffer.from('a token secret of at least thirty-two bytes'));
 const NAMES = Array.from({ length: 20_000 }, (_, i) => `name-${i}`);

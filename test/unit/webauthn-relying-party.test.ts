@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { relyingPartiesOf, relyingPartyForHost, type RelyingPartySettings } from '../../src/webauthn/relying-party.js';
+import { relyingPartiesOf, relyingPartyForHost, type RelyingPartySettings } from '../../src/passkeys/relying-party.js';
 
 const HOST_ONLY: RelyingPartySettings = { cookieDomain: undefined, publicUrl: undefined, passkeyOrigins: [] };
 

@@ -7,7 +7,7 @@ import { hashPassword } from '../../src/auth/password.js';
 import { newSessionKey } from '../../src/auth/session-key.js';
 import { PasskeyTaken } from '../../src/errors.js';
 import { changeUser } from '../../src/store/account-rules.js';
-import { addPasskey } from '../../src/store/passkey-rules.js';
+import { addPasskey } from '../../src/passkeys/rules.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser } from '../../src/store/users.js';
 import { encodeCbor, SoftAuthenticator } from '../helpers/soft-authenticator.js';

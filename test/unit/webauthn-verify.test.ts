@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { decodeCbor } from '../../src/webauthn/cbor.js';
-import { CoseInvalid, decodeCoseKey, importCoseKey, verifyCoseSignature } from '../../src/webauthn/cose.js';
-import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused, type Expectation } from '../../src/webauthn/verify.js';
+import { decodeCbor } from '../../src/passkeys/cbor.js';
+import { CoseInvalid, decodeCoseKey, importCoseKey, verifyCoseSignature } from '../../src/passkeys/cose.js';
+import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused, type Expectation } from '../../src/passkeys/verify.js';
 import { encodeCbor, FLAGS, SoftAuthenticator, type CborInput, type SoftAlgorithm } from '../helpers/soft-authenticator.js';
 
 const RP_ID = 'localhost';

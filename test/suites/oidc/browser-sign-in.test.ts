@@ -5,8 +5,8 @@
 // lets the user in. Then again with the session already there: no page at all.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { totpCode } from '../../../src/auth/totp.js';
-import { decodeBase32 } from '../../../src/auth/base32.js';
+import { totpCode } from '../../../src/totp/codes.js';
+import { decodeBase32 } from '../../../src/totp/base32.js';
 import { isApacheInstalled, reserveApache, startApache, type RunningApache } from '../../helpers/apache.js';
 import { Chromium, type Page } from '../../helpers/chromium.js';
 import { assertBuilt, CLIENT_SETTINGS, freePort, httpCall, killAllChildren, removeTempDirs, startServe, tempDir, type ServeProcess } from '../../helpers/process.js';

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { decodeBase32 } from '../../../src/auth/base32.js';
-import { hotp } from '../../../src/auth/totp.js';
+import { decodeBase32 } from '../../../src/totp/base32.js';
+import { hotp } from '../../../src/totp/codes.js';
 import { Chromium, type Page, type PageProblem } from '../../helpers/chromium.js';
 import { assertBuilt, CLIENT_SETTINGS, killAllChildren, removeTempDirs, tempDir } from '../../helpers/process.js';
 import { startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';

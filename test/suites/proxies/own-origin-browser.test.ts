@@ -14,8 +14,8 @@
 //   account link of the sign-in page leads to Gatehouse's own site.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeBase32 } from '../../../src/auth/base32.js';
-import { totpCode } from '../../../src/auth/totp.js';
+import { decodeBase32 } from '../../../src/totp/base32.js';
+import { totpCode } from '../../../src/totp/codes.js';
 import { Chromium, type Page } from '../../helpers/chromium.js';
 import { assertBuilt, CLIENT_SETTINGS, killAllChildren, removeTempDirs } from '../../helpers/process.js';
 import { PROXY_KINDS, startStack, stopAllProxies, type Stack } from '../../helpers/proxies.js';

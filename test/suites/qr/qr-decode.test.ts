@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { encodeQr, type ErrorCorrection, type QrMatrix } from '../../../src/qr/encode.js';
+import { encodeQr, type ErrorCorrection, type QrMatrix } from '../../../src/totp/qr-encode.js';
 import { Chromium } from '../../helpers/chromium.js';
 import { createUser, startPopulatedServer, type TestUser } from '../../helpers/api.js';
 import type { TestServer } from '../../helpers/server.js';

@@ -2,8 +2,8 @@ import { InvalidSecondFactor, SecondFactorRequired } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import type { AuthenticateBody } from '../validate/auth.js';
-import type { LoginThrottle } from './login-throttle.js';
-import type { TotpAccounts } from './totp-account.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { TotpAccounts } from './accounts.js';
 import type { EpochMs } from '../time.js';
 
 interface SecondStepDeps {

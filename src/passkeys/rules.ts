@@ -1,7 +1,7 @@
 import { PasskeyNotFound, PasskeyTaken, TooManyPasskeys, UserNotFound } from '../errors.js';
-import { MAX_PASSKEYS, type StoredPasskey } from '../validate/passkey.js';
-import { withNewSessions } from './account-rules.js';
-import type { StoredUser, UserView } from './users.js';
+import { MAX_PASSKEYS, type StoredPasskey } from './checks.js';
+import { withNewSessions } from '../store/account-rules.js';
+import type { StoredUser, UserView } from '../store/users.js';
 
 // The rules for an account's passkeys. Adding or removing one is a credential change
 // (docs/contract/accounts.md "The caller's own account"): the session key is replaced, so every other

@@ -1,11 +1,11 @@
-import { CborInvalid, WEBAUTHN_CBOR_LIMITS } from '../webauthn/cbor.js';
-import { COSE_ALGORITHMS, CoseInvalid, decodeCoseKey } from '../webauthn/cose.js';
-import { MAX_CLIENT_DATA_BYTES, MAX_CREDENTIAL_ID_BYTES } from '../webauthn/verify.js';
-import { checkUsername, passwordChecker } from './auth.js';
+import { CborInvalid, WEBAUTHN_CBOR_LIMITS } from './cbor.js';
+import { COSE_ALGORITHMS, CoseInvalid, decodeCoseKey } from './cose.js';
+import { MAX_CLIENT_DATA_BYTES, MAX_CREDENTIAL_ID_BYTES } from './verify.js';
+import { checkUsername, passwordChecker } from '../validate/auth.js';
 import {
   base64urlBytes, fail, integerIn, objectOf, oneOf, optional, pass, storedList, stringOf, unixSeconds,
-} from './check.js';
-import type { Checker, CheckedType } from './check.js';
+} from '../validate/check.js';
+import type { Checker, CheckedType } from '../validate/check.js';
 
 // docs/contract/accounts.md "Stored per account", passkeys: id, COSE public key, sign count, name, created
 // and last-used times; at most 16 per account. And the WebAuthn L3 JSON a browser sends

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { MAX_PASSKEYS } from '../validate/passkey.js';
+import { MAX_PASSKEYS } from './checks.js';
 
 // Sign-in options for a username name the account's passkeys. An unknown name, or an account
 // without passkeys, gets decoys instead: ids derived from the name with a key of the server's,

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { StoreFileSystem } from '../store/file-system.js';
 import { readKeyFile } from '../store/key-file.js';
-import { decodeKeyText, loadOrCreateKey, MAKE_KEY_COMMAND } from './secret.js';
+import { decodeKeyText, loadOrCreateKey, MAKE_KEY_COMMAND } from '../auth/secret.js';
 
 // TOTP seeds are sealed (AES-256-GCM) with a key kept apart from users.json, so that a copy of
 // users.json alone yields no second factor. The key is its own file, not derived from the token

@@ -3,25 +3,25 @@ import { PasskeyInvalid, PasskeyNotFound, PasskeyRefused, PasskeysOff, TooManyPa
 import { readJsonBody } from '../http/body.js';
 import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
-import { addPasskey, recordPasskeyUse, removePasskey } from '../store/passkey-rules.js';
+import { addPasskey, recordPasskeyUse, removePasskey } from './rules.js';
 import type { StoredUser } from '../store/users.js';
 import {
   checkCredentialId, checkNewPasskeyBody, checkPasskeyOptionsBody, checkPasskeyRemovalBody, checkPasskeySignInBody,
   MAX_PASSKEYS,
-} from '../validate/passkey.js';
-import { CHALLENGE_LIMITS, type ChallengeEntry, type ChallengeStore } from '../webauthn/challenges.js';
-import { COSE_ALGORITHMS, decodeCoseKey } from '../webauthn/cose.js';
-import { decoyCredentialIds, newUserHandle } from '../webauthn/decoys.js';
-import type { RelyingParties, RelyingParty } from '../webauthn/relying-party.js';
-import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from '../webauthn/verify.js';
-import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from './context.js';
+} from './checks.js';
+import { CHALLENGE_LIMITS, type ChallengeEntry, type ChallengeStore } from './challenges.js';
+import { COSE_ALGORITHMS, decodeCoseKey } from './cose.js';
+import { decoyCredentialIds, newUserHandle } from './decoys.js';
+import type { RelyingParties, RelyingParty } from './relying-party.js';
+import { readClientData, verifyAuthentication, verifyRegistration, WebAuthnRefused } from './verify.js';
+import { callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps, stillSignedIn } from '../routes/context.js';
 import { epochSeconds, type EpochSeconds } from '../time.js';
 
 interface PasskeyRouteDeps extends RouteDeps {
   readonly challenges: ChallengeStore;
-  /** The key unknown usernames' decoy credential ids are made with (webauthn/decoys.ts). */
+  /** The key unknown usernames' decoy credential ids are made with (passkeys/decoys.ts). */
   readonly decoyKey: Buffer;
-  /** Where passkeys are used (webauthn/relying-party.ts), settled at start-up. */
+  /** Where passkeys are used (passkeys/relying-party.ts), settled at start-up. */
   readonly relyingParties: RelyingParties;
 }
 
@@ -29,7 +29,7 @@ const RP_NAME = 'Gatehouse';
 
 /**
  * Passkeys (WebAuthn Level 3): sign-in options and sign-in for anyone, and the caller's own
- * passkeys (docs/contract/accounts.md "Passkeys", "The caller's own account"). Verification is in webauthn/.
+ * passkeys (docs/contract/accounts.md "Passkeys", "The caller's own account"). Verification is in verify.ts beside it.
  */
 export function passkeyRoutes(deps: PasskeyRouteDeps): Route[] {
   const { config, store, challenges, cookies, logger } = deps;

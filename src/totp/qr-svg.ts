@@ -1,4 +1,4 @@
-import { encodeQr, type QrMatrix } from './encode.js';
+import { encodeQr, type QrMatrix } from './qr-encode.js';
 
 // Four light modules around the symbol: the quiet zone the standard requires (section 6.3.8).
 const QUIET_ZONE = 4;

@@ -2,9 +2,9 @@ import type { SessionRecords } from '../auth/session-records.js';
 import { SessionNotFound, UserNotFound } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { SESSION_ID_FORMAT, type SessionRecord } from '../store/session-file.js';
-import { usernameFromPath } from './auth.js';
+import { usernameFromPath } from '../routes/auth.js';
 import { withNewSessions } from '../store/account-rules.js';
-import { assertStillAdministrator, callerOf, type RequestContext, type Route, type RouteDeps } from './context.js';
+import { assertStillAdministrator, callerOf, type RequestContext, type Route, type RouteDeps } from '../routes/context.js';
 import { epochSeconds } from '../time.js';
 
 interface SessionRouteDeps extends RouteDeps {

@@ -1,11 +1,11 @@
 import { amrAfterChange } from '../auth/amr.js';
 import { TotpAlreadyEnabled } from '../errors.js';
 import { sendJson } from '../http/respond.js';
-import { renderQrSvg } from '../qr/svg.js';
+import { renderQrSvg } from './qr-svg.js';
 import { withNewSessions } from '../store/account-rules.js';
 import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf } from '../validate/check.js';
-import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from './context.js';
+import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from '../routes/context.js';
 import { epochSeconds, type EpochSeconds } from '../time.js';
 
 const checkPasswordBody = objectOf({ password: passwordChecker(1) });
@@ -14,7 +14,7 @@ const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 })
 /**
  * The caller's own TOTP (docs/contract/accounts.md "The caller's own account"): begin a set-up with the password,
  * confirm it with a code, turn it off with the password. Who may do each is the access table's
- * (auth/access.ts rows beginTotp, confirmTotp, disableTotp); the set-up itself is auth/totp-account.ts.
+ * (auth/access.ts rows beginTotp, confirmTotp, disableTotp); the set-up itself is totp/accounts.ts.
  */
 export function totpRoutes(deps: RouteDeps): Route[] {
   const { config, store, logger, cookies } = deps;

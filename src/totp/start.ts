@@ -5,7 +5,7 @@ import { isErrorCode } from '../store/atomic-file.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import type { UserStore } from '../store/users.js';
 import { createSealer, loadOrCreateSealKey, readSealKeyFile, SEAL_KEY_FILE, SealKeyInvalid } from './seal.js';
-import { createTotpAccounts, type TotpAccounts } from './totp-account.js';
+import { createTotpAccounts, type TotpAccounts } from './accounts.js';
 
 /**
  * TOTP at start-up: the seal key (--seal-key-file, else seal.key in the data directory, made on first

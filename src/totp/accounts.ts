@@ -3,7 +3,7 @@ import { encodeBase32 } from './base32.js';
 import type { Sealer } from './seal.js';
 import {
   findRecoveryDigest, matchTotpStep, newRecoveryCodes, otpauthUri, recoveryDigest, isTotpCodeShape,
-} from './totp.js';
+} from './codes.js';
 import { TotpNotPending, WrongCode } from '../errors.js';
 import type { StoredTotp, StoredUser } from '../store/users.js';
 import type { EpochMs } from '../time.js';
