@@ -1,13 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { serveCommand, type CliIo } from './cli/commands.js';
-import { doctorCommand } from './cli/doctor.js';
-import { floodTokenCommand } from './cli/flood-token.js';
-import { secretCommand, usersCommand } from './cli/offline.js';
-import { tokensCommand } from './cli/tokens.js';
-import { clientsCommand } from './oidc/cli/clients-command.js';
-import { keysCommand } from './oidc/cli/keys-command.js';
-import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './cli/usage-error.js';
+import type { CliIo } from './command-line/flags.js';
+import { COMMANDS } from './commands.js';
+import { EXIT_FAILURE, EXIT_USAGE, UsageError } from './command-line/usage-error.js';
 
 const HELP = `Usage: gatehouse COMMAND [options]
 
@@ -39,17 +34,6 @@ function version(): string {
     ? String(manifest.version)
     : 'unknown';
 }
-
-const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIo) => Promise<number>>> = {
-  serve: serveCommand,
-  users: usersCommand,
-  secret: secretCommand,
-  tokens: tokensCommand,
-  clients: clientsCommand,
-  keys: keysCommand,
-  'flood-token': floodTokenCommand,
-  doctor: doctorCommand,
-};
 
 async function main(io: CliIo): Promise<number> {
   // npm 7 and later pass the \`--\` of \`npx gatehouse -- --help\` on to the command (older ones keep it):

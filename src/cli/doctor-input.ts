@@ -1,5 +1,5 @@
 import { decodeUtf8Strict } from '../validate/utf8.js';
-import { UsageError } from './usage-error.js';
+import { UsageError } from '../command-line/usage-error.js';
 
 // Each URL costs two requests; a list longer than this is more likely a wrong file than a site.
 export const MAX_URLS = 100;

@@ -1,4 +1,4 @@
-import { parseFlags, wholeNumberFlag, type CliIo } from './commands.js';
+import { parseFlags, wholeNumberFlag, type CliIo } from '../command-line/flags.js';
 import { runChecks } from './doctor-checks.js';
 import { exchange, ExchangeFailed } from './doctor-http.js';
 import {
@@ -8,7 +8,7 @@ import {
 import type { Ask } from './doctor-answers.js';
 import { createReport, PROBE_LIMIT_NOTE, shown } from './doctor-report.js';
 import { readAllText, readGivenFile } from './read-input.js';
-import { EXIT_FAILURE, EXIT_OK, UsageError } from './usage-error.js';
+import { EXIT_FAILURE, EXIT_OK, UsageError } from '../command-line/usage-error.js';
 
 export const DOCTOR_HELP = `Usage: gatehouse doctor URL [URL...] [options]
 

@@ -1,8 +1,8 @@
 import { createTokenCodec, MIN_SECRET_BYTES } from '../auth/jwt.js';
 import { checkUsername } from '../validate/auth.js';
-import { parseFlags, wholeNumberFlag, type CliIo } from './commands.js';
+import { parseFlags, wholeNumberFlag, type CliIo } from '../command-line/flags.js';
 import { readGivenFile } from './read-input.js';
-import { EXIT_OK, UsageError } from './usage-error.js';
+import { EXIT_OK, UsageError } from '../command-line/usage-error.js';
 import { epochSeconds } from '../time.js';
 
 export const FLOOD_TOKEN_HELP = `Usage: gatehouse flood-token --secret-file PATH [--username NAME] [--days N]

@@ -1,39 +1,24 @@
 import { hashPassword } from '../auth/password.js';
 import { SECRET_FILE, writeNewSecret } from '../auth/secret.js';
-import { SETTINGS, type Config, type SettingSpec } from '../config.js';
-import { ValidationFailed } from '../errors.js';
 import { addUser, changeUser, newAccount, refuseTakenName, removeUser, type UserChanges } from '../store/account-rules.js';
 import { escapeUnsafeCharacters } from '../log/terminal-safe.js';
-import { guardWrites, openDataDir } from '../store/data-dir.js';
-import { realFileSystem, type StoreFileSystem } from '../store/file-system.js';
-import { DataDirLockLost } from '../store/lock.js';
-import { openUserStore, type StoredUser, type UserStore } from '../store/users.js';
+import type { FeatureFieldChecks } from '../store/stored-fields.js';
+import { openUserStore } from '../store/users.js';
 import { checkNewUsername, checkUsername, passwordChecker } from '../validate/auth.js';
-import type { Checker } from '../validate/check.js';
 import { checkClientSettings, type ClientSettings } from '../validate/client-settings.js';
 import { checkGroups } from '../validate/groups.js';
 import { checkAccessLevel, type AccessLevel } from '../validate/level.js';
 import { checkDisplayName, checkEmail } from '../validate/profile.js';
-import { configFrom, parseFlags, settingsHelp, type CliIo, type FlagTypes, type ParsedFlags } from './commands.js';
-import { readClientInput, readNewPassword } from './read-input.js';
-import { EXIT_OK, UsageError } from './usage-error.js';
+import { settingsHelp, type CliIo, type Command, type ParsedFlags } from '../command-line/flags.js';
 import {
-  INVITE_FLAGS, INVITE_HELP_LINE, inviteCommand, LINKS_FLAGS, LINKS_HELP_LINES, linksCommand, withdrawCommand,
-} from '../invitations/link-commands.js';
+  DATA_DIR_SETTINGS, existingUser, offlineConfig, OFFLINE_SETTINGS, parseOffline, valid, withDataDir, type UsersExtension,
+} from '../command-line/offline.js';
+import { readClientInput, readNewPassword } from './read-input.js';
+import { EXIT_OK, UsageError } from '../command-line/usage-error.js';
 import { epochSeconds } from '../time.js';
 
-// Offline administration works on the data directory directly, holding its lock, so it
-// refuses while a service runs there. It goes through the same validators and store rules.
-const OFFLINE_SETTINGS = SETTINGS.filter((spec) => ['data-dir', 'scrypt', 'min-password-length'].includes(spec.flag));
-
-export const DATA_DIR_SETTINGS = OFFLINE_SETTINGS.filter((spec) => spec.flag === 'data-dir');
-
-/** Flags, else the environment: the service's settings (even invalid ones) are not the offline commands' to check. */
-export function offlineConfig({ values }: ParsedFlags, env: CliIo['env']): Config {
-  return configFrom(values, Object.fromEntries(OFFLINE_SETTINGS.map((spec) => [spec.env, env[spec.env]])));
-}
-
-export const USERS_HELP = `Usage: gatehouse users COMMAND [options]
+/** `users`' help, with the lines of the subcommands features add. */
+export const usersHelp = (extension: UsersExtension): string => `Usage: gatehouse users COMMAND [options]
 
 Administers accounts while the service is stopped.
 
@@ -57,8 +42,7 @@ Commands:
                                 take ways in away: TOTP and its recovery codes, every passkey
                                 (either ends every session of NAME), every machine token
   remove NAME                   delete a user
-${INVITE_HELP_LINE}
-${LINKS_HELP_LINES}
+${extension.helpLines}
 
 Passwords are read from a prompt without echo, or from standard input with --password-stdin
 (or, with --client-stdin, from its first line); never from the command line.
@@ -84,84 +68,15 @@ ${settingsHelp(DATA_DIR_SETTINGS)}
   --help                         show this help
 `;
 
-export function valid<T>(check: Checker<T>, input: unknown, what: string): T {
-  const result = check(input, what);
-  if (!result.ok) throw new UsageError(new ValidationFailed(result.problems).message);
-  return result.value;
-}
-
 function parseLevel(text: string | undefined): AccessLevel {
   return valid(checkAccessLevel, text === '10' || text === '5' ? Number(text) : text, 'level');
 }
 
-/** A command whose subcommands work on the data directory: each one's number of arguments and own flags. */
-interface OfflineGroup {
-  readonly name: string;
-  readonly help: string;
-  readonly settings: readonly SettingSpec[];
-  readonly commands: Readonly<Record<string, { readonly arity: number; readonly flags?: FlagTypes }>>;
-}
-
-type OfflineCall = ParsedFlags & { readonly command: string };
-
-/** Parses `NAME COMMAND [options]` against `group`; undefined when the help was asked for (and printed). */
-export function parseOffline(args: readonly string[], io: CliIo, group: OfflineGroup): OfflineCall | undefined {
-  const [command, ...rest] = args;
-  const { name } = group;
-  if (command === '--help' || command === 'help') {
-    io.stdout.write(group.help);
-    return undefined;
-  }
-  const shape = command !== undefined && Object.hasOwn(group.commands, command) ? group.commands[command] : undefined;
-  if (command === undefined || shape === undefined) {
-    if (command === undefined || name !== 'users') io.stderr.write(group.help);
-    if (command !== undefined) throw new UsageError(`unknown ${name} command ${JSON.stringify(command)}`);
-    const names = Object.keys(group.commands).join(', ').replace(/, ([^,]*)$/, ' or $1');
-    throw new UsageError(`${name} needs a command: ${names}`);
-  }
-  const parsed = parseFlags(rest, group.settings, shape.flags ?? {}, shape.arity);
-  if (parsed.values['help'] !== true) return { ...parsed, command };
-  io.stdout.write(group.help);
-  return undefined;
-}
-
-/**
- * Runs `work` holding the data directory's lock (renewed meanwhile, a password prompt included), waiting for a
- * stale one; every write is refused once the lease is lost, and the command then fails even if it wrote nothing.
- */
-export async function withDataDir<T>(
-  dataDir: string, purpose: string, io: Pick<CliIo, 'stderr'>, work: (fileSystem: StoreFileSystem) => Promise<T>,
-): Promise<T> {
-  const { lock } = await openDataDir(dataDir, {
-    purpose,
-    onWait: (message) => io.stderr.write(`gatehouse: ${message}\n`),
-  });
-  const lostLease = (): DataDirLockLost => new DataDirLockLost(dataDir, 'its lease ran out or was taken over while the command ran');
-  try {
-    let result: T;
-    try {
-      result = await work(guardWrites(realFileSystem, lock, dataDir));
-    } catch (error) {
-      // The store reports a refused write as "not saved": say why.
-      throw lock.isHeld() ? error : lostLease();
-    }
-    if (!lock.isHeld()) throw lostLease();
-    return result;
-  } finally {
-    await lock.release();
-  }
-}
-
-export function existingUser(store: UserStore, name: string): StoredUser {
-  const user = store.find(name);
-  if (user === undefined) throw new Error(`no user is named ${escapeUnsafeCharacters(JSON.stringify(name))}`);
-  return user;
-}
-
-export async function usersCommand(args: readonly string[], io: CliIo): Promise<number> {
+/** `gatehouse users`, reading accounts with the features' checks (`fields`), with the subcommands features add. */
+export const usersCommand = (fields: FeatureFieldChecks, extension: UsersExtension): Command => async (args, io) => {
   const call = parseOffline(args, io, {
     name: 'users',
-    help: USERS_HELP,
+    help: usersHelp(extension),
     settings: OFFLINE_SETTINGS,
     commands: {
       list: { arity: 0 },
@@ -178,16 +93,13 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
       groups: { arity: 2 },
       reset: { arity: 1, flags: { totp: 'boolean', passkeys: 'boolean', tokens: 'boolean' } },
       remove: { arity: 1 },
-      invite: { arity: 0, flags: INVITE_FLAGS },
-      links: { arity: 0, flags: LINKS_FLAGS },
-      withdraw: { arity: 1 },
+      ...extension.commands,
     },
   });
   if (call === undefined) return EXIT_OK;
   const { command, values, positionals } = call;
-  if (command === 'invite') return inviteCommand(call, io);
-  if (command === 'links') return linksCommand(call, io);
-  if (command === 'withdraw') return withdrawCommand(call, io);
+  const added = Object.hasOwn(extension.commands, command) ? extension.commands[command] : undefined;
+  if (added !== undefined) return added.run(call, io);
   const config = offlineConfig(call, io.env);
   // A new name may not be "." or ".."; an existing one (from an older users file) can still be named, and removed.
   const name = positionals[0] === undefined
@@ -200,7 +112,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
   const newPassword = (): Promise<string> => readNewPassword(io, values['password-stdin'] === true);
 
   return withDataDir(config.dataDir, `users ${command}`, io, async (fileSystem) => {
-    const store = await openUserStore(config.dataDir, fileSystem);
+    const store = await openUserStore(config.dataDir, fileSystem, fields);
     if (command !== 'list' && command !== 'add') existingUser(store, name);
     switch (command) {
       case 'list':
@@ -283,7 +195,7 @@ export async function usersCommand(args: readonly string[], io: CliIo): Promise<
         return EXIT_OK;
     }
   });
-}
+};
 
 /** `users set`'s changes: an address set offline is an administrator's, so verified; '' removes. */
 function profileChanges(values: ParsedFlags['values']): UserChanges {

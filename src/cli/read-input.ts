@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { readSmallFile, SmallFileRefused } from '../store/small-file.js';
 import { decodeUtf8Strict } from '../validate/utf8.js';
-import type { ParsedValues } from './commands.js';
-import { UsageError } from './usage-error.js';
+import type { ParsedValues } from '../command-line/flags.js';
+import { UsageError } from '../command-line/usage-error.js';
 
 // Far above any client settings (docs/contract/flood-api.md "Client settings" caps their strings at 4,096 characters).
 const MAX_CLIENT_BYTES = 64 * 1024;

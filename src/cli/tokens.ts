@@ -5,9 +5,10 @@ import { openUserStore } from '../store/users.js';
 import { checkUsername } from '../validate/auth.js';
 import { integerIn } from '../validate/check.js';
 import { checkMachineTokenId, checkNewMachineToken, MAX_TOKEN_DAYS } from '../validate/machine-token.js';
-import { settingsHelp, type CliIo } from './commands.js';
-import { DATA_DIR_SETTINGS, existingUser, offlineConfig, parseOffline, valid, withDataDir } from './offline.js';
-import { EXIT_OK } from './usage-error.js';
+import { settingsHelp, type Command } from '../command-line/flags.js';
+import { DATA_DIR_SETTINGS, existingUser, offlineConfig, parseOffline, valid, withDataDir } from '../command-line/offline.js';
+import type { FeatureFieldChecks } from '../store/stored-fields.js';
+import { EXIT_OK } from '../command-line/usage-error.js';
 import { epochSeconds } from '../time.js';
 
 export const TOKENS_HELP = `Usage: gatehouse tokens COMMAND [options]
@@ -31,7 +32,8 @@ ${settingsHelp(DATA_DIR_SETTINGS)}
 const isoOf = (seconds: number | undefined): string =>
   (seconds === undefined ? '-' : new Date(seconds * 1000).toISOString());
 
-export async function tokensCommand(args: readonly string[], io: CliIo): Promise<number> {
+/** `gatehouse tokens`, reading accounts with the features' checks (`fields`). */
+export const tokensCommand = (fields: FeatureFieldChecks): Command => async (args, io) => {
   const call = parseOffline(args, io, {
     name: 'tokens',
     help: TOKENS_HELP,
@@ -60,7 +62,7 @@ export async function tokensCommand(args: readonly string[], io: CliIo): Promise
   }
 
   await withDataDir(config.dataDir, `tokens ${command}`, io, async (fileSystem) => {
-    const store = await openUserStore(config.dataDir, fileSystem);
+    const store = await openUserStore(config.dataDir, fileSystem, fields);
     const user = existingUser(store, username);
     if (newToken !== undefined) {
       const { token, digest, id } = newMachineToken();
@@ -86,4 +88,4 @@ export async function tokensCommand(args: readonly string[], io: CliIo): Promise
     }
   });
   return EXIT_OK;
-}
+};

@@ -5,7 +5,7 @@ import { throttleKeyOf } from '../http/client-address.js';
 import { sendJson } from '../http/respond.js';
 import type { Caller } from '../auth/session.js';
 import { addUser, changeUser, newAccount, withSubjectIn } from '../store/account-rules.js';
-import { usernameFromPath } from '../routes/auth.js';
+import { usernameFromPath } from '../routes/path-username.js';
 import { assertStillAdministrator, callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from '../routes/context.js';
 import { checkNewInvitationBody, checkSecretBody, DEFAULT_INVITATION_DAYS, joinBodyChecker, resetBodyChecker } from './bodies.js';
 import { LINK_ID_FORMAT, linkView, type Invitation, type Link } from './link-file.js';
@@ -164,7 +164,7 @@ export function invitationRoutes(deps: InvitationRouteDeps): Route[] {
         await links.release(link).catch(() => undefined);
         throw error;
       }
-      deps.totp.forget(link.username);
+      deps.credentialChanges.changed(link.username);
       logger.info('password reset through a link', { event: 'password_reset', username: link.username, address: ctx.address });
       sendJson(ctx.res, 200, { username: link.username });
     } },

@@ -1,4 +1,5 @@
 import { pageRoutes, type PageSection, type Sha256Base64 } from '../pages/shell.js';
+import type { Feature } from '../feature.js';
 import type { Route, RouteDeps } from '../routes/context.js';
 import type { StoreFileSystem } from '../store/file-system.js';
 import { buildJoinPage } from './join-page.js';
@@ -10,11 +11,11 @@ import { INVITATIONS_USERS_PAGE } from './users-page-section.js';
 import { epochSeconds } from '../time.js';
 
 /**
- * Invitations and reset links, as one unit the composition root adds
+ * Invitations and reset links, as one feature the composition adds
  * (docs/contract/links-and-sessions.md): its file in the data directory, its routes and pages, its
  * part of the users page. Throws DocumentCorrupt when invitations.json cannot be loaded.
  */
-export async function openInvitations(
+async function openInvitations(
   deps: RouteDeps & { readonly fs: StoreFileSystem; readonly sha256Base64: Sha256Base64; readonly isPasskeyOffered: boolean },
 ): Promise<{ readonly routes: Route[]; readonly usersPage: PageSection; close(): Promise<void> }> {
   const links = await openLinkStore({
@@ -32,3 +33,13 @@ export async function openInvitations(
     close: () => links.close(),
   };
 }
+
+/** Invitations and reset links make accounts: authMethod "none" has none. */
+export const INVITATIONS: Feature = {
+  name: 'invitations',
+  async open(deps) {
+    if (deps.config.authMethod === 'none') return {};
+    const invitations = await openInvitations(deps);
+    return { routes: invitations.routes, sections: { users: [invitations.usersPage] }, close: invitations.close };
+  },
+};

@@ -2,6 +2,7 @@ import type { SessionRecords } from '../auth/session-records.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { RevocationList } from '../auth/revocations.js';
 import type { Config } from '../config.js';
+import type { Feature } from '../feature.js';
 import type { Logger } from '../log/logger.js';
 import type { PageSection, Sha256Base64 } from '../pages/shell.js';
 import type { Route } from '../routes/context.js';
@@ -49,7 +50,7 @@ interface ProviderDeps {
  * issuer: its keys, clients and grants loaded (keys made on first start), and its routes. Without
  * --public-url there is none, and every path of it answers 404.
  */
-export async function openProvider(deps: ProviderDeps): Promise<Provider | undefined> {
+async function openProvider(deps: ProviderDeps): Promise<Provider | undefined> {
   const { config, logger, now } = deps;
   const issuer = config.publicUrl;
   if (issuer === undefined) return undefined;
@@ -96,3 +97,17 @@ export async function openProvider(deps: ProviderDeps): Promise<Provider | undef
     },
   };
 }
+
+/** OpenID Connect: only with --public-url, its issuer, and accounts to sign in with (authMethod "none" has none). */
+export const OIDC: Feature = {
+  name: 'OpenID Connect',
+  async open(deps) {
+    const provider = deps.config.authMethod === 'none' ? undefined : await openProvider(deps);
+    if (provider === undefined) return {};
+    return {
+      routes: provider.routes,
+      sections: { account: provider.accountSections, users: provider.usersSections },
+      close: () => provider.close(),
+    };
+  },
+};

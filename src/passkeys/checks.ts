@@ -5,7 +5,8 @@ import { checkUsername, passwordChecker } from '../validate/auth.js';
 import {
   base64urlBytes, fail, integerIn, objectOf, oneOf, optional, pass, storedList, stringOf, unixSeconds,
 } from '../validate/check.js';
-import type { Checker, CheckedType } from '../validate/check.js';
+import type { Checker } from '../validate/check.js';
+import type { StoredPasskey } from '../store/stored-fields.js';
 
 // docs/contract/accounts.md "Stored per account", passkeys: id, COSE public key, sign count, name, created
 // and last-used times; at most 16 per account. And the WebAuthn L3 JSON a browser sends
@@ -69,10 +70,10 @@ const checkStoredPasskey: typeof checkStoredPasskeyFields = (input, path) => {
   const { algorithm } = decodeCoseKey(Buffer.from(result.value.publicKey, 'base64url'));
   return algorithm === result.value.algorithm ? result : fail(`${path}.algorithm`, 'is not the algorithm of its key');
 };
-export type StoredPasskey = Readonly<CheckedType<typeof checkStoredPasskey>>;
 
 /** An account's passkeys as stored: 1 to 16 (absent when none), ids distinct, each key one we can import. */
-export const checkStoredPasskeys = storedList(checkStoredPasskey, MAX_PASSKEYS, 'passkeys', 'credential id');
+export const checkStoredPasskeys: Checker<readonly StoredPasskey[]> =
+  storedList(checkStoredPasskey, MAX_PASSKEYS, 'passkeys', 'credential id');
 
 /** `userHandle` of an assertion: absent or null (a non-discoverable credential), else base64url. */
 const checkUserHandle: Checker<Buffer | null> = (input, path) =>

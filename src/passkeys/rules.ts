@@ -1,5 +1,6 @@
 import { PasskeyNotFound, PasskeyTaken, TooManyPasskeys, UserNotFound } from '../errors.js';
-import { MAX_PASSKEYS, type StoredPasskey } from './checks.js';
+import { MAX_PASSKEYS } from './checks.js';
+import type { StoredPasskey } from '../store/stored-fields.js';
 import { withNewSessions } from '../store/account-rules.js';
 import type { StoredUser, UserView } from '../store/users.js';
 

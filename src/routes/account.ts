@@ -59,7 +59,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
         return view.get(user.username);
       });
       if (updated === undefined) throw new AuthRequired();
-      deps.totp.forget(updated.username);
+      deps.credentialChanges.changed(updated.username);
       logger.info('password changed by its owner', {
         event: 'password_changed',
         address: ctx.address,
@@ -73,7 +73,7 @@ export function accountRoutes(deps: RouteDeps): Route[] {
       const caller = callerOf(ctx);
       await readJsonBody(ctx.req, config.maxBodyBytes);
       await store.change((view) => view.set(withNewSessions(stillSignedIn(deps, view, caller), nowSeconds())));
-      deps.totp.forget(caller.user.username);
+      deps.credentialChanges.changed(caller.user.username);
       logger.info('every session ended by the account owner', {
         event: 'logout_everywhere',
         address: ctx.address,

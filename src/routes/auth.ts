@@ -1,14 +1,13 @@
 import { PASSWORD_AND_CODE, PASSWORD_ONLY } from '../auth/amr.js';
 import { endOnLogout } from '../auth/logout.js';
 import { ACCESS } from '../auth/access.js';
+import type { SignedIn, SignInStep } from '../feature.js';
 import { hashKeyOf, throttledMatch } from '../auth/throttled-password.js';
-import { withSecondStep } from '../totp/sign-in-step.js';
 import type { WorkKey } from '../auth/work-limiter.js';
 import {
   AuthRequired,
   HostNotAllowed,
   InvalidCredentials,
-  InvalidPathParameter,
   UserNotFound,
 } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -20,19 +19,21 @@ import { accountSummaryOf } from '../store/account-summary.js';
 import type { StoredUser } from '../store/users.js';
 import {
   checkAuthenticateBody,
-  checkPathUsername,
   createUserBodyChecker,
   registerBodyChecker,
   updateBodyChecker,
   type AuthenticateBody,
 } from '../validate/auth.js';
 import { isAdministrator } from '../validate/level.js';
+import { usernameFromPath } from './path-username.js';
 import { assertStillAdministrator, callerOf, readCheckedBody, type RequestContext, type Route, type RouteDeps } from './context.js';
 import { epochSeconds, type EpochSeconds } from '../time.js';
 
 interface AuthRouteDeps extends RouteDeps {
   /** How to run an offline command (its arguments) where this service runs: a sentence ending in the command line. */
   readonly offlineInstruction: (args: readonly string[]) => string;
+  /** The steps after the password, in order (src/feature.ts): TOTP's code. */
+  readonly signInSteps: readonly SignInStep[];
 }
 
 export function authRoutes(deps: AuthRouteDeps): Route[] {
@@ -103,14 +104,19 @@ function authApiOf(deps: AuthRouteDeps) {
 type AuthApi = ReturnType<typeof authApiOf>;
 type AuthHandler = (api: AuthApi, ctx: RequestContext) => Promise<void> | void;
 
-/** POST /api/auth/authenticate: the password, then the code when the account has TOTP. */
+/** POST /api/auth/authenticate: the password, then each sign-in step (the code when the account has TOTP). */
 async function signIn(api: AuthApi, ctx: RequestContext): Promise<void> {
   const body = await readCheckedBody(ctx, checkAuthenticateBody, api.config.maxBodyBytes);
   const hashKey = hashKeyOf(ctx.address, undefined);
   const holder = await passwordHolder(api, ctx, body, hashKey);
   // The throttle's client key, as throttledMatch began the attempt under it.
   const client = throttleKeyOf(ctx.address);
-  const { user, secondFactor } = await withSecondStep(api, ctx.address, body, holder, client);
+  let signedIn: SignedIn = { user: holder, secondFactor: undefined };
+  for (const step of api.signInSteps) {
+    const next = await step({ address: ctx.address, body, user: signedIn.user, client });
+    signedIn = { user: next.user, secondFactor: next.secondFactor ?? signedIn.secondFactor };
+  }
+  const { user, secondFactor } = signedIn;
   api.throttle.recordSuccess(body.username, client);
   const logged = { event: 'login_succeeded', address: ctx.address, username: user.username };
   api.logger.info('login succeeded', secondFactor === undefined ? logged : { ...logged, secondFactor });
@@ -263,14 +269,4 @@ async function deleteUser(api: AuthApi, ctx: RequestContext): Promise<void> {
 
 function nowSeconds(api: AuthApi): EpochSeconds {
   return epochSeconds(api.now());
-}
-
-/**
- * The username a path names, as the router decoded it once ("%2F" is part of the name): a segment the
- * router refused (a bad escape, "." or "..", a control character) or a name no account could have gives 400.
- */
-export function usernameFromPath(decoded: string | undefined): string {
-  const result = decoded === undefined ? undefined : checkPathUsername(decoded, 'username');
-  if (result === undefined || !result.ok) throw new InvalidPathParameter();
-  return result.value;
 }

@@ -3,10 +3,10 @@ import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { RevocationList } from '../auth/revocations.js';
 import type { SessionRecords } from '../auth/session-records.js';
+import type { CredentialChanges } from '../auth/credential-changes.js';
 import type { AccessRow, Action } from '../auth/access.js';
 import type { Admission, Judge } from '../auth/judge.js';
 import { accountStillSignedIn, type Caller, type Credentials, type SessionChecker } from '../auth/session.js';
-import type { TotpAccounts } from '../totp/accounts.js';
 import type { Config } from '../config.js';
 import { NotAdministrator, ValidationFailed } from '../errors.js';
 import { readJsonBody } from '../http/body.js';
@@ -63,7 +63,8 @@ export interface RouteDeps {
   readonly sessions: SessionRecords;
   readonly logger: Logger;
   readonly proxyTrust: ProxyTrust;
-  readonly totp: TotpAccounts;
+  /** Told when an account's credentials change, so what a feature held under the old ones goes. */
+  readonly credentialChanges: CredentialChanges;
   readonly cookies: SessionCookies;
   readonly now: () => EpochMs;
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { PASSWORD_ONLY, type Amr } from '../auth/amr.js';
 import type { TokenCodec } from '../auth/jwt.js';
 import type { Caller } from '../auth/session.js';
@@ -10,8 +11,10 @@ import type { ProxyTrust } from '../http/client-address.js';
 import { clearedSessionCookie, sessionCookie } from '../http/cookies.js';
 import type { Logger } from '../log/logger.js';
 import type { StoredUser } from '../store/users.js';
-import type { RequestContext } from './context.js';
 import { epochSeconds, type EpochMs } from '../time.js';
+
+/** What a cookie is made for: the request (its scheme, through a trusted proxy; its browser) and its client's address. */
+type CookieRequest = { readonly req: IncomingMessage; readonly address: string };
 
 export interface SessionCookies {
   /**
@@ -19,16 +22,16 @@ export interface SessionCookies {
    * resolves with the Set-Cookie line of its token once the record is durable. Throws what the
    * sessions file's write throws (StoreWriteFailed, StoreOutcomeUnknown, StoreClosed).
    */
-  begin(ctx: RequestContext, user: StoredUser, amr?: Amr): Promise<string>;
+  begin(ctx: CookieRequest, user: StoredUser, amr?: Amr): Promise<string>;
   /**
    * After a credential change the caller made from its own session (`user` has a new session key):
    * that session goes on under the new key, now made as `amr` says; the Set-Cookie line of its new
    * token. A token without a session id (issued before sessions were recorded) begins a new session.
    * Throws AuthRequired when the session was ended meanwhile.
    */
-  carryOver(ctx: RequestContext, caller: Caller, user: StoredUser, amr: Amr): Promise<string>;
+  carryOver(ctx: CookieRequest, caller: Caller, user: StoredUser, amr: Amr): Promise<string>;
   /** The Set-Cookie line that clears the session cookie. */
-  cleared(ctx: RequestContext): string;
+  cleared(ctx: CookieRequest): string;
 }
 
 /** The one place session cookies are made, for the Flood endpoints and the account API alike. */
@@ -43,9 +46,9 @@ export function createSessionCookies(deps: {
   const { config, sessions } = deps;
   const path = config.baseUri === '' ? '/' : config.baseUri;
   // Secure when configured, or when a trusted proxy says the client came over HTTPS.
-  const isSecure = (ctx: RequestContext): boolean => config.secureCookie || deps.proxyTrust.isForwardedHttps(ctx.req);
+  const isSecure = (ctx: CookieRequest): boolean => config.secureCookie || deps.proxyTrust.isForwardedHttps(ctx.req);
 
-  const cookieOf = (ctx: RequestContext, user: StoredUser, amr: Amr, session: { id: string; iat: number }): string => {
+  const cookieOf = (ctx: CookieRequest, user: StoredUser, amr: Amr, session: { id: string; iat: number }): string => {
     // jti makes every token unique, so two logins in one second never share a token (and
     // revoking one on logout cannot end the other).
     const token = deps.codec.sign({
@@ -64,7 +67,7 @@ export function createSessionCookies(deps: {
     });
   };
 
-  const begin = async (ctx: RequestContext, user: StoredUser, amr: Amr = PASSWORD_ONLY): Promise<string> => {
+  const begin = async (ctx: CookieRequest, user: StoredUser, amr: Amr = PASSWORD_ONLY): Promise<string> => {
     const iat = epochSeconds(deps.now());
     const { id, ended } = await sessions.begin({
       user,

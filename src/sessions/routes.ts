@@ -2,7 +2,7 @@ import type { SessionRecords } from '../auth/session-records.js';
 import { SessionNotFound, UserNotFound } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { SESSION_ID_FORMAT, type SessionRecord } from '../store/session-file.js';
-import { usernameFromPath } from '../routes/auth.js';
+import { usernameFromPath } from '../routes/path-username.js';
 import { withNewSessions } from '../store/account-rules.js';
 import { assertStillAdministrator, callerOf, type RequestContext, type Route, type RouteDeps } from '../routes/context.js';
 import { epochSeconds } from '../time.js';
@@ -65,7 +65,7 @@ export function sessionRoutes(deps: SessionRouteDeps): Route[] {
         if (user === undefined) throw new UserNotFound();
         view.set(withNewSessions(user, epochSeconds(deps.now())));
       });
-      deps.totp.forget(username);
+      deps.credentialChanges.changed(username);
       logger.info('every session of an account ended by an administrator', {
         event: 'sessions_ended', username, by: caller.user.username, address: ctx.address,
       });

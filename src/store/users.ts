@@ -7,16 +7,14 @@ import {
 import { checkClientSettings } from '../validate/client-settings.js';
 import { checkStoredGroups } from '../validate/groups.js';
 import { checkStoredMachineTokens } from '../validate/machine-token.js';
-import { checkStoredPasskeys } from '../passkeys/checks.js';
 import { checkAccessLevel, isAdministrator } from '../validate/level.js';
 import { checkDisplayName, checkEmail, checkSubject } from '../validate/profile.js';
 import { parsePasswordHash } from '../auth/password.js';
-import { SEALED_FORMAT } from '../totp/seal.js';
 import { SESSION_KEY_FORMAT } from '../auth/session-key.js';
-import { RECOVERY_CODE_COUNT, RECOVERY_DIGEST_FORMAT } from '../totp/codes.js';
 import { RenamedButNotDurable, unlessMissing, writeFileAtomic } from './atomic-file.js';
 import { createGroupCommit } from './group-commit.js';
 import type { StoreFileSystem } from './file-system.js';
+import type { FeatureFieldChecks } from './stored-fields.js';
 
 export const USERS_FILE = 'users.json';
 /**
@@ -29,31 +27,11 @@ const FORMAT_1_FIELDS: ReadonlySet<string> = new Set([
   'username', 'level', 'passwordHash', 'client', 'credentialsChangedAt', 'sessionKey',
 ]);
 
-/**
- * An account's TOTP (SECURITY.md "Two-step sign-in (TOTP)"): the seed sealed with the seal key, the
- * last time step that signed in (a step signs in once), and the digests of the unused recovery codes.
- */
-const checkStoredTotp = objectOf(
-  {
-    sealedSeed: matching(SEALED_FORMAT, 'a sealed seed'),
-    lastUsedStep: integerIn(0, Number.MAX_SAFE_INTEGER),
-    recoveryDigests: (input: unknown, path: string) => {
-      if (!Array.isArray(input) || input.length > RECOVERY_CODE_COUNT) {
-        return fail(path, `must be an array of at most ${RECOVERY_CODE_COUNT} digests`);
-      }
-      const bad = input.findIndex((item) => typeof item !== 'string' || !RECOVERY_DIGEST_FORMAT.test(item));
-      if (bad !== -1) return fail(`${path}[${bad}]`, 'is not a recovery code digest');
-      return pass(Object.freeze([...(input as string[])]) as readonly string[]);
-    },
-  },
-  { rejectUnknownKeys: true },
-);
-export type StoredTotp = Readonly<CheckedType<typeof checkStoredTotp>>;
-
 const isBoolean: Checker<boolean> = (input, path) =>
   (typeof input === 'boolean' ? pass(input) : fail(path, 'must be true or false'));
 
-const checkStoredUserFields = objectOf(
+/** The fields of an account as stored; `features` check the fields features keep. */
+const storedUserFields = (features: FeatureFieldChecks) => objectOf(
   {
     username: checkUsername,
     level: checkAccessLevel,
@@ -68,8 +46,8 @@ const checkStoredUserFields = objectOf(
     tokens: optional(checkStoredMachineTokens),
     credentialsChangedAt: integerIn(0, Number.MAX_SAFE_INTEGER),
     sessionKey: matching(SESSION_KEY_FORMAT, 'a session key'),
-    totp: optional(checkStoredTotp),
-    passkeys: optional(checkStoredPasskeys),
+    totp: optional(features.totp),
+    passkeys: optional(features.passkeys),
     // OpenID Connect (docs/contract/oidc.md "Accounts"): `emailVerified` is true when
     // an administrator set the address, false when the account's owner did. `sub` is made the first
     // time the account signs in to an app, so accounts that never do keep the file in format 1.
@@ -81,20 +59,25 @@ const checkStoredUserFields = objectOf(
   { rejectUnknownKeys: true },
 );
 
+type StoredUserFields = CheckedType<ReturnType<typeof storedUserFields>>;
+
 /** An account as stored: its fields each checked, and `emailVerified` present exactly when `email` is. */
-const checkStoredUser: Checker<CheckedType<typeof checkStoredUserFields>> = (input, path) => {
-  const result = checkStoredUserFields(input, path);
-  if (result.ok && (result.value.email === undefined) !== (result.value.emailVerified === undefined)) {
-    return fail(`${path}.emailVerified`, 'must be present exactly when email is');
-  }
-  return result;
-};
+function storedUserChecker(features: FeatureFieldChecks): Checker<StoredUserFields> {
+  const checkFields = storedUserFields(features);
+  return (input, path) => {
+    const result = checkFields(input, path);
+    if (result.ok && (result.value.email === undefined) !== (result.value.emailVerified === undefined)) {
+      return fail(`${path}.emailVerified`, 'must be present exactly when email is');
+    }
+    return result;
+  };
+}
 
 /**
  * One account as stored. `sessionKey` is replaced on every credential change and must match a
  * token's `sid`; `credentialsChangedAt` (unix seconds) covers tokens without `sid`.
  */
-export type StoredUser = Readonly<CheckedType<typeof checkStoredUser>>;
+export type StoredUser = Readonly<StoredUserFields>;
 
 /** What a change sees: the committed users plus the changes queued before it in the same batch. */
 export interface UserView {
@@ -286,11 +269,14 @@ class BatchView implements UserView {
   }
 }
 
-/** Loads (and fully validates) the users file, or starts empty when there is none. Throws StoreCorrupt, or StoreTooNew for a newer format. */
-export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promise<UserStore> {
+/**
+ * Loads (and fully validates) the users file, or starts empty when there is none; `features` check the
+ * fields features keep (src/features.ts `FEATURE_FIELDS`). Throws StoreCorrupt, or StoreTooNew for a newer format.
+ */
+export async function openUserStore(dataDir: string, fs: StoreFileSystem, features: FeatureFieldChecks): Promise<UserStore> {
   const path = join(dataDir, USERS_FILE);
   const committed = new CommittedUsers();
-  committed.takeIn(await readUsersFile(fs, path));
+  committed.takeIn(await readUsersFile(fs, path, storedUserChecker(features)));
   let version = 0;
 
   /** Writes `changes` at once; memory follows what the file shows. Throws StoreWriteFailed, StoreOutcomeUnknown. */
@@ -333,7 +319,9 @@ export async function openUserStore(dataDir: string, fs: StoreFileSystem): Promi
   };
 }
 
-async function readUsersFile(fs: StoreFileSystem, path: string): Promise<Map<string, StoredUser>> {
+async function readUsersFile(
+  fs: StoreFileSystem, path: string, checkStoredUser: Checker<StoredUserFields>,
+): Promise<Map<string, StoredUser>> {
   const users = new Map<string, StoredUser>();
   const bytes = await unlessMissing(fs.readFile(path));
   if (bytes === undefined) return users;

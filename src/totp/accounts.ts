@@ -5,7 +5,8 @@ import {
   findRecoveryDigest, matchTotpStep, newRecoveryCodes, otpauthUri, recoveryDigest, isTotpCodeShape,
 } from './codes.js';
 import { TotpNotPending, WrongCode } from '../errors.js';
-import type { StoredTotp, StoredUser } from '../store/users.js';
+import type { StoredTotp } from '../store/stored-fields.js';
+import type { StoredUser } from '../store/users.js';
 import type { EpochMs } from '../time.js';
 
 /** What a code that signs in changes: the step it used, or the recovery code it spends. */

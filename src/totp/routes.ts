@@ -7,6 +7,7 @@ import { passwordChecker } from '../validate/auth.js';
 import { objectOf, stringOf } from '../validate/check.js';
 import { callerOf, readCheckedBody, type Route, type RouteDeps, stillSignedIn } from '../routes/context.js';
 import { epochSeconds, type EpochSeconds } from '../time.js';
+import type { TotpAccounts } from './accounts.js';
 
 const checkPasswordBody = objectOf({ password: passwordChecker(1) });
 const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 }) });
@@ -16,7 +17,7 @@ const checkCodeBody = objectOf({ code: stringOf({ minLength: 1, maxLength: 64 })
  * confirm it with a code, turn it off with the password. Who may do each is the access table's
  * (auth/access.ts rows beginTotp, confirmTotp, disableTotp); the set-up itself is totp/accounts.ts.
  */
-export function totpRoutes(deps: RouteDeps): Route[] {
+export function totpRoutes(deps: RouteDeps & { readonly totp: TotpAccounts }): Route[] {
   const { config, store, logger, cookies } = deps;
   const nowSeconds = (): EpochSeconds => epochSeconds(deps.now());
 

@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.js';
 import type { StoredUser, UserStore } from '../store/users.js';
 import type { AuthenticateBody } from '../validate/auth.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { SignInStep } from '../feature.js';
 import type { TotpAccounts } from './accounts.js';
 import type { EpochMs } from '../time.js';
 
@@ -19,7 +20,7 @@ interface SecondStepDeps {
  * a code too, the current TOTP code or an unused recovery code. `client` is the throttle's client
  * key the sign-in's attempt was begun under. Throws SecondFactorRequired or InvalidSecondFactor.
  */
-export async function withSecondStep(
+async function withSecondStep(
   deps: SecondStepDeps, address: string, body: AuthenticateBody, user: StoredUser, client: string,
 ): Promise<{ readonly user: StoredUser; readonly secondFactor: 'totp' | 'recovery code' | undefined }> {
   const { totp } = user;
@@ -51,4 +52,9 @@ export async function withSecondStep(
     throw new InvalidSecondFactor();
   }
   return { user: signedIn, secondFactor: use !== undefined && 'step' in use ? 'totp' : 'recovery code' };
+}
+
+/** The TOTP step of the sign-in (src/feature.ts SignInStep), as withSecondStep judges it. */
+export function totpSignInStep(deps: SecondStepDeps): SignInStep {
+  return ({ address, body, user, client }) => withSecondStep(deps, address, body, user, client);
 }

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { newSessionKey } from '../../src/auth/session-key.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { openUserStore } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 import { assertError, createUser, login, startPopulatedServer, uniqueName, updateUser, type TestUser } from '../helpers/api.js';
 import { CLIENT_SETTINGS, startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
 
@@ -81,7 +82,7 @@ describe('accounts that already look alike', () => {
     await createUser(first, root.token, { username: 'dup', password: 'dup-password' });
     await first.close();
     // Made before look-alikes were refused: written into the users file past the rule.
-    const store = await openUserStore(dataDir, realFileSystem);
+    const store = await openUserStore(dataDir, realFileSystem, FEATURE_FIELDS);
     const dup = store.find('dup');
     assert.ok(dup !== undefined);
     await store.change((view) => view.set({ ...dup, username: 'DUP', sessionKey: newSessionKey() }));

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createProxyTrust } from '../../src/http/client-address.js';
 import { openUserStore, StoreCorrupt } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { registerUser, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -97,7 +98,7 @@ describe('attack: secrets in start-up errors', () => {
     const secretish = 'TorrentClientPassword123';
     try {
       await writeFile(join(dataDir, 'users.json'), `{"format":1,"users":[{"client":{"password":${secretish}}}]}`, { mode: 0o600 });
-      await assert.rejects(openUserStore(dataDir, realFileSystem), (error: unknown) => {
+      await assert.rejects(openUserStore(dataDir, realFileSystem, FEATURE_FIELDS), (error: unknown) => {
         assert.ok(error instanceof StoreCorrupt);
         assert.ok(!error.message.includes(secretish), error.message);
         assert.match(error.message, /users\.json/);

@@ -21,6 +21,7 @@ import { addUser, newAccount } from '../../src/store/account-rules.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { MAX_SESSIONS_PER_ACCOUNT } from '../../src/store/session-file.js';
 import { openUserStore, type UserStore } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 
 const START = 1_800_000_000;
 const TTL = 7 * 86_400;
@@ -41,7 +42,7 @@ describe('two sign-ins at the session limit', () => {
   async function fullAccount(): Promise<{ users: UserStore; records: SessionRecords; ids: string[]; signIn(): ReturnType<SessionRecords['begin']> }> {
     const dir = await mkdtemp(join(tmpdir(), 'gatehouse-limit-race-'));
     dirs.push(dir);
-    const users = await openUserStore(dir, realFileSystem);
+    const users = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await users.change((view) => addUser(view, newAccount({ username: 'alice', level: 5, passwordHash: hash }, START)));
     const clock = { seconds: START };
     const records = await openSessionRecords({ fs: realFileSystem, dataDir: dir, users, logger, nowSeconds: () => clock.seconds });

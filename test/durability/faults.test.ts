@@ -13,6 +13,7 @@ import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { realFileSystem, type StoreFileHandle, type StoreFileSystem } from '../../src/store/file-system.js';
 import { openUserStore } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 import { CLIENT_SETTINGS, registerUser, startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
 
 const injected = (code: string): Error => Object.assign(new Error(`injected ${code}`), { code, syscall: 'injected' });
@@ -116,7 +117,7 @@ async function assertMemoryEqualsDisk(server: TestServer, adminToken: string): P
     onDisk.map((user) => `${user.username}=${String(user.level)}`).sort(),
     'GET /api/auth/users differs from users.json',
   );
-  const reopened = await openUserStore(server.dataDir, realFileSystem);
+  const reopened = await openUserStore(server.dataDir, realFileSystem, FEATURE_FIELDS);
   assert.equal(canonical(reopened.list()), canonical(onDisk), 'a fresh reopen differs from users.json');
   return onDisk;
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildConfig } from '../../src/config.js';
-import { FINAL_WRITES_MS } from '../../src/server.js';
+import { FINAL_WRITES_MS } from '../../src/lifecycle.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { CLIENT_SETTINGS, startTestServer } from '../helpers/server.js';
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import {
   appUrlOf, deepUrlOf, machineTokenOf, otherUrlOf, pathsFileText, pathsFileUrls, signInOf,
 } from '../../src/cli/doctor-input.js';
-import { UsageError } from '../../src/cli/usage-error.js';
+import { UsageError } from '../../src/command-line/usage-error.js';
 
 const APP = new URL('https://app.example.com/reports/2026?x=1');
 const TOKEN = `gh_${'A'.repeat(20)}-_${'z'.repeat(21)}`;

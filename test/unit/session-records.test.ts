@@ -13,6 +13,7 @@ import { DocumentCorrupt } from '../../src/store/document-store.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { MAX_SESSIONS_PER_ACCOUNT, SESSIONS_FILE } from '../../src/store/session-file.js';
 import { openUserStore, type StoredUser, type UserStore } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 import { faultyFileSystem, injected } from '../helpers/faulty-file-system.js';
 
 const START = 1_800_000_000;
@@ -42,7 +43,7 @@ interface Setup {
 async function setUp(names: readonly string[] = ['alice', 'bob'], fs: StoreFileSystem = realFileSystem): Promise<Setup> {
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-sessions-'));
   dirs.push(dir);
-  const users = await openUserStore(dir, realFileSystem);
+  const users = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
   for (const username of names) {
     await users.change((view) => addUser(view, newAccount({ username, level: 5, passwordHash: HASH }, START)));
   }

@@ -12,6 +12,7 @@ import { newRecoveryCodes } from '../../src/totp/codes.js';
 import { changeUser } from '../../src/store/account-rules.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 
 let HASH = '';
 before(async () => {
@@ -42,29 +43,29 @@ describe('the totp field of a stored account', () => {
 
   it('is written and read back, and the file holds no seed in the clear', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await store.change((view) => view.set(withTotp('alice')));
     await store.close();
     const text = await readFile(join(dir, USERS_FILE), 'utf8');
     assert.ok(!text.includes(encodeBase32(seed)) && !text.includes(seed.toString('base64url')) && !text.includes(seed.toString('hex')));
-    const reopened = await openUserStore(dir, realFileSystem);
+    const reopened = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     assert.deepEqual(reopened.find('alice')?.totp, totp);
     assert.deepEqual(sealer.open(reopened.find('alice')?.totp?.sealedSeed ?? ''), seed);
   });
 
   it('stays absent for an account without it', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     const { totp: _, ...plain } = withTotp('bob');
     await store.change((view) => view.set(plain));
     await store.close();
     assert.ok(!(await readFile(join(dir, USERS_FILE), 'utf8')).includes('totp'));
-    assert.equal((await openUserStore(dir, realFileSystem)).find('bob')?.totp, undefined);
+    assert.equal((await openUserStore(dir, realFileSystem, FEATURE_FIELDS)).find('bob')?.totp, undefined);
   });
 
   it('survives a rename and a password change', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await store.change((view) => view.set(withTotp('carol')));
     await store.change((view) => changeUser(view, 'carol', { username: 'caroline', passwordHash: HASH }, 5));
     assert.deepEqual(store.find('caroline')?.totp, totp);
@@ -84,7 +85,7 @@ describe('the totp field of a stored account', () => {
       const dir = await tempDir();
       const { totp: _, ...plain } = withTotp('dave');
       await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 2, users: [{ ...plain, totp: value }] }), { mode: 0o600 });
-      await assert.rejects(openUserStore(dir, realFileSystem), StoreCorrupt);
+      await assert.rejects(openUserStore(dir, realFileSystem, FEATURE_FIELDS), StoreCorrupt);
     });
   }
 });

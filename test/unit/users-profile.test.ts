@@ -10,6 +10,7 @@ import { newSessionKey } from '../../src/auth/session-key.js';
 import { addUser, changeUser } from '../../src/store/account-rules.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 import { checkDisplayName, checkEmail } from '../../src/validate/profile.js';
 
 const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' } as const;
@@ -37,7 +38,7 @@ const formatOf = async (dir: string): Promise<unknown> =>
 describe('profile fields in the users file', () => {
   it('keeps format 1 while no account has them, and goes to format 2 for one that does', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await store.change((view) => addUser(view, account('ada')));
     assert.equal(await formatOf(dir), 1);
     await store.change((view) => changeUser(view, 'ada', { name: 'Ada L.' }, 2));
@@ -48,9 +49,9 @@ describe('profile fields in the users file', () => {
 
   it('reads back e-mail, its verification, name and sub as written', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await store.change((view) => addUser(view, account('ada', { email: 'ada@example.org', emailVerified: true, name: 'Ada', sub: SUB })));
-    const reopened = await openUserStore(dir, realFileSystem);
+    const reopened = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     const stored = reopened.find('ada');
     assert.equal(stored?.email, 'ada@example.org');
     assert.equal(stored?.emailVerified, true);
@@ -63,13 +64,13 @@ describe('profile fields in the users file', () => {
       const dir = await tempDir();
       const entry = { ...account('ada'), ...extra };
       await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 2, users: [entry] }), { mode: 0o600 });
-      await assert.rejects(openUserStore(dir, realFileSystem), StoreCorrupt, JSON.stringify(extra));
+      await assert.rejects(openUserStore(dir, realFileSystem, FEATURE_FIELDS), StoreCorrupt, JSON.stringify(extra));
     }
   });
 
   it('keeps sub, e-mail and name through a rename and a new password, which end the sessions', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     const original = account('ada', { email: 'ada@example.org', emailVerified: false, name: 'Ada', sub: SUB });
     await store.change((view) => addUser(view, original));
     await store.change((view) => changeUser(view, 'ada', { username: 'ada2', passwordHash: HASH }, 5));
@@ -83,7 +84,7 @@ describe('profile fields in the users file', () => {
 
   it('sets an address verified or not as told, removes it with null, and keeps the sessions', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     const original = account('ada');
     await store.change((view) => addUser(view, original));
     await store.change((view) => changeUser(view, 'ada', { email: { address: 'a@example.org', isVerified: true } }, 2));

@@ -9,6 +9,7 @@ import { LastAdministrator, StoreWriteFailed, UsernameLookAlike, UsernameTaken, 
 import { addUser, changeUser, removeUser } from '../../src/store/account-rules.js';
 import { realFileSystem, type StoreFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, StoreTooNew, USERS_FILE, type StoredUser, type UserStore } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 import type { ClientSettings } from '../../src/validate/client-settings.js';
 import type { AccessLevel } from '../../src/validate/level.js';
 
@@ -74,13 +75,13 @@ function countingFileSystem(): StoreFileSystem & { writes: number; failRenames: 
 
 async function storeWith(users: readonly StoredUser[], fs: StoreFileSystem = realFileSystem): Promise<{ dir: string; store: UserStore }> {
   const dir = await tempDir();
-  const seed = await openUserStore(dir, realFileSystem);
+  const seed = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
   for (const u of users) await seed.change((view) => addUser(view, u));
-  return { dir, store: await openUserStore(dir, fs) };
+  return { dir, store: await openUserStore(dir, fs, FEATURE_FIELDS) };
 }
 
 async function reopened(dir: string): Promise<UserStore> {
-  return openUserStore(dir, realFileSystem);
+  return openUserStore(dir, realFileSystem, FEATURE_FIELDS);
 }
 
 const names = (store: UserStore): string[] => [...store.list()].map((u) => u.username).sort();
@@ -94,9 +95,24 @@ async function rejectsWith(promise: Promise<unknown>, errorClass: new (...args: 
 }
 
 describe('openUserStore', () => {
+  it('reads the fields features keep with the checks the features give, and refuses what a check refuses', async () => {
+    const totp = { sealedSeed: 'made by a feature', lastUsedStep: 7, recoveryDigests: [] };
+    const loose = { ...FEATURE_FIELDS, totp: (input: unknown) => ({ ok: true as const, value: input as typeof totp }) };
+    const dir = await tempDir();
+    const seed = await openUserStore(dir, realFileSystem, loose);
+    await seed.change((view) => addUser(view, user('alice', 5, { totp })));
+    assert.deepEqual((await openUserStore(dir, realFileSystem, loose)).find('alice')?.totp, totp);
+    // TOTP's own check (src/totp/stored.ts) refuses a seed not sealed in its format.
+    await assert.rejects(openUserStore(dir, realFileSystem, FEATURE_FIELDS), (error: unknown) =>
+      error instanceof StoreCorrupt && error.message.includes('users[0].totp.sealedSeed'));
+    const refusing = { ...FEATURE_FIELDS, totp: (_input: unknown, path: string) => ({ ok: false as const, problems: [{ path, message: 'is refused by its feature' }] }) };
+    await assert.rejects(openUserStore(dir, realFileSystem, refusing), (error: unknown) =>
+      error instanceof StoreCorrupt && error.message.includes('users[0].totp is refused by its feature'));
+  });
+
   it('starts empty when there is no users file, without creating one', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     assert.equal(store.size, 0);
     assert.deepEqual([...store.list()], []);
     assert.deepEqual(await readdir(dir), []);
@@ -104,7 +120,7 @@ describe('openUserStore', () => {
 
   it('resolves a change only once the file holds it', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     const alice = user('alice', 10);
     await store.change((view) => addUser(view, alice));
     assert.deepEqual((await reopened(dir)).find('alice'), alice);
@@ -194,7 +210,7 @@ describe('openUserStore', () => {
   // fail that batch, not leave every later change waiting forever.
   it('rejects a batch that cannot be serialized, and later changes still commit', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     const broken = { ...user('broken'), credentialsChangedAt: 1n } as unknown as StoredUser;
     await assert.rejects(store.change((view) => view.set(broken)), TypeError);
     assert.equal(store.find('broken'), undefined);
@@ -300,7 +316,7 @@ describe('openUserStore', () => {
         const path = join(dir, USERS_FILE);
         const content = text();
         await writeFile(path, content, { mode: 0o600 });
-        await assert.rejects(openUserStore(dir, realFileSystem), (error: unknown) => {
+        await assert.rejects(openUserStore(dir, realFileSystem, FEATURE_FIELDS), (error: unknown) => {
           assert.ok(error instanceof StoreCorrupt, `expected StoreCorrupt, got ${String(error)}`);
           if (mentions !== undefined) assert.match(error.message, mentions);
           return true;
@@ -313,7 +329,7 @@ describe('openUserStore', () => {
       const dir = await tempDir();
       const content = JSON.stringify({ format: 3, users: [{ ...goodUser(), passkeys2: [] }] });
       await writeFile(join(dir, USERS_FILE), content, { mode: 0o600 });
-      await assert.rejects(openUserStore(dir, realFileSystem), (error: unknown) => {
+      await assert.rejects(openUserStore(dir, realFileSystem, FEATURE_FIELDS), (error: unknown) => {
         assert.ok(error instanceof StoreTooNew, `expected StoreTooNew, got ${String(error)}`);
         assert.match(error.message, /newer Gatehouse \(format 3\)/);
         assert.doesNotMatch(error.message, /cp /);
@@ -326,7 +342,7 @@ describe('openUserStore', () => {
       const dir = await tempDir();
       const users = [user('alice', 10), user('bob', 'USER'), user('carol', 'ADMINISTRATOR'), user('dave', 5)];
       await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 1, users }), { mode: 0o600 });
-      const store = await openUserStore(dir, realFileSystem);
+      const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
       assert.deepEqual([...store.list()], users);
     });
   });
@@ -339,22 +355,22 @@ describe('the users file format', () => {
     const dir = await tempDir();
     const users = [user('alice', 10), user('bob', 'USER')];
     await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 1, users }), { mode: 0o600 });
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     assert.deepEqual([...store.list()], users);
     await store.change((view) => addUser(view, user('carol')));
     assert.equal(await formatOf(dir), 1);
-    assert.deepEqual([...(await openUserStore(dir, realFileSystem)).list()].map((u) => u.username), ['alice', 'bob', 'carol']);
+    assert.deepEqual([...(await openUserStore(dir, realFileSystem, FEATURE_FIELDS)).list()].map((u) => u.username), ['alice', 'bob', 'carol']);
   });
 
   it('writes format 2 once an account has no client settings, and format 1 again once it is gone', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await store.change((view) => addUser(view, user('alice', 10)));
     assert.equal(await formatOf(dir), 1);
     const { client: _client, ...withoutClient } = user('wiki');
     await store.change((view) => addUser(view, withoutClient));
     assert.equal(await formatOf(dir), 2);
-    const reopened = await openUserStore(dir, realFileSystem);
+    const reopened = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     assert.deepEqual(reopened.find('wiki'), withoutClient);
     assert.equal(Object.hasOwn(reopened.find('wiki') ?? {}, 'client'), false);
     await store.change((view) => removeUser(view, 'wiki'));
@@ -363,13 +379,13 @@ describe('the users file format', () => {
 
   it('writes format 2 while an account has groups, and keeps them across a reload', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await store.change((view) => addUser(view, user('alice', 10, { groups: ['family', 'media-2'] })));
     assert.equal(await formatOf(dir), 2);
-    assert.deepEqual((await openUserStore(dir, realFileSystem)).find('alice')?.groups, ['family', 'media-2']);
+    assert.deepEqual((await openUserStore(dir, realFileSystem, FEATURE_FIELDS)).find('alice')?.groups, ['family', 'media-2']);
     await store.change((view) => changeUser(view, 'alice', { groups: [] }, CREATED_AT));
     assert.equal(await formatOf(dir), 1);
-    assert.equal(Object.hasOwn((await openUserStore(dir, realFileSystem)).find('alice') ?? {}, 'groups'), false);
+    assert.equal(Object.hasOwn((await openUserStore(dir, realFileSystem, FEATURE_FIELDS)).find('alice') ?? {}, 'groups'), false);
   });
 });
 

@@ -10,6 +10,7 @@ import { changeUser } from '../../src/store/account-rules.js';
 import { addPasskey } from '../../src/passkeys/rules.js';
 import { realFileSystem } from '../../src/store/file-system.js';
 import { openUserStore, StoreCorrupt, USERS_FILE, type StoredUser } from '../../src/store/users.js';
+import { FEATURE_FIELDS } from '../../src/features.js';
 import { encodeCbor, SoftAuthenticator } from '../helpers/soft-authenticator.js';
 
 let HASH = '';
@@ -48,18 +49,18 @@ describe('the passkeys field of a stored account', () => {
 
   it('is written and read back, and survives a rename and a password change', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     await store.change((view) => view.set(withPasskey('alice')));
     await store.change((view) => changeUser(view, 'alice', { username: 'alicia', passwordHash: HASH }, 5));
     await store.close();
-    const reopened = await openUserStore(dir, realFileSystem);
+    const reopened = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     assert.deepEqual(reopened.find('alicia')?.passkeys, [passkey]);
     assert.ok((await readFile(join(dir, USERS_FILE), 'utf8')).startsWith('{"format":2'));
   });
 
   it('refuses a credential id another account holds, even when that account is renamed in the same batch', async () => {
     const dir = await tempDir();
-    const store = await openUserStore(dir, realFileSystem);
+    const store = await openUserStore(dir, realFileSystem, FEATURE_FIELDS);
     const { passkeys: _passkeys, ...bob } = withPasskey('bob');
     await store.change((view) => {
       view.set(withPasskey('alice'));
@@ -92,7 +93,7 @@ describe('the passkeys field of a stored account', () => {
       const dir = await tempDir();
       const { passkeys: _, ...plain } = withPasskey('dave');
       await writeFile(join(dir, USERS_FILE), JSON.stringify({ format: 2, users: [{ ...plain, passkeys: value }] }), { mode: 0o600 });
-      await assert.rejects(openUserStore(dir, realFileSystem), StoreCorrupt);
+      await assert.rejects(openUserStore(dir, realFileSystem, FEATURE_FIELDS), StoreCorrupt);
     });
   }
 });

@@ -1,6 +1,7 @@
-import { configFrom, settingsHelp, type CliIo } from '../../cli/commands.js';
-import { parseOffline, valid, withDataDir } from '../../cli/offline.js';
-import { EXIT_OK, UsageError } from '../../cli/usage-error.js';
+import { configFrom, settingsHelp, type CliIo, type Command } from '../../command-line/flags.js';
+import { parseOffline, valid, withDataDir } from '../../command-line/offline.js';
+import type { FeatureFieldChecks } from '../../store/stored-fields.js';
+import { EXIT_OK, UsageError } from '../../command-line/usage-error.js';
 import { SETTINGS } from '../../config.js';
 import { openUserStore } from '../../store/users.js';
 import { escapeUnsafeCharacters } from '../../log/terminal-safe.js';
@@ -55,7 +56,8 @@ ${settingsHelp(CLIENT_SETTINGS)}
 const list = (value: string | boolean | string[] | undefined): string[] =>
   (Array.isArray(value) ? value : typeof value === 'string' ? [value] : []);
 
-export async function clientsCommand(args: readonly string[], io: CliIo): Promise<number> {
+/** `gatehouse clients`, reading accounts with the features' checks (`fields`). */
+export const clientsCommand = (fields: FeatureFieldChecks): Command => async (args, io) => {
   const call = parseOffline(args, io, {
     name: 'clients',
     help: CLIENTS_HELP,
@@ -121,7 +123,7 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
       });
       let ended = 0;
       if (changesWhoMaySignIn(before, client)) {
-        const users = await openUserStore(config.dataDir, fileSystem);
+        const users = await openUserStore(config.dataDir, fileSystem, fields);
         const grants = await openGrantStore(fileSystem, config.dataDir);
         ended = await endTokensNoLongerLetIn(client, { findUser: (name) => users.find(name), grants });
       }
@@ -152,7 +154,7 @@ export async function clientsCommand(args: readonly string[], io: CliIo): Promis
     io.stdout.write(`removed ${escapeUnsafeCharacters(removed.name)} (${removed.clientId}); its refresh tokens no longer work\n`);
     return EXIT_OK;
   });
-}
+};
 
 function listLine(client: StoredClient): string {
   const kind = client.public === true ? 'public' : 'confidential';

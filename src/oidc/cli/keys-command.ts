@@ -1,6 +1,6 @@
-import { settingsHelp, type CliIo } from '../../cli/commands.js';
-import { DATA_DIR_SETTINGS, offlineConfig, parseOffline, withDataDir } from '../../cli/offline.js';
-import { EXIT_OK } from '../../cli/usage-error.js';
+import { settingsHelp, type CliIo } from '../../command-line/flags.js';
+import { DATA_DIR_SETTINGS, offlineConfig, parseOffline, withDataDir } from '../../command-line/offline.js';
+import { EXIT_OK } from '../../command-line/usage-error.js';
 import { RETIRED_KEY_KEEP_SECONDS } from '../limits.js';
 import { rotateSigningKeys, SIGNING_KEYS_FILE } from '../signing-keys.js';
 import { epochSeconds } from '../../time.js';

@@ -1,12 +1,10 @@
 import { parseArgs } from 'node:util';
-import {
-  buildConfig, isSwitch, printableConfig, SETTINGS, SettingInvalid, type Config, type SettingSpec,
-} from '../config.js';
-import { createLogger } from '../log/logger.js';
-import { secretFromEnvironment } from '../auth/secret.js';
-import { startServer, type RunningServer } from '../server.js';
-import { offlineInstruction, processFacts } from './offline-command.js';
-import { UsageError, EXIT_FAILURE, EXIT_OK } from './usage-error.js';
+import { buildConfig, isSwitch, SettingInvalid, type Config, type SettingSpec } from '../config.js';
+import { UsageError } from './usage-error.js';
+
+// How every command reads its flags: strictly, each a setting's flag or one of its own, and the
+// settings from flags, else the environment (docs/architecture.md "The borders": the command line's
+// helpers are the core's, so a feature's commands use them as src/cli/'s do).
 
 export interface CliIo {
   readonly argv: readonly string[];
@@ -17,6 +15,9 @@ export interface CliIo {
 }
 
 export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+/** A command: its arguments after its name, the terminal; resolves to the exit code. */
+export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
+
 /** A flag's type; 'strings' is a string flag that may be given more than once. */
 export type FlagTypes = Record<string, 'string' | 'boolean' | 'strings'>;
 export type ParsedFlags = { values: ParsedValues; positionals: string[] };
@@ -91,78 +92,4 @@ export function settingsHelp(settings: readonly SettingSpec[]): string {
       return `  ${name.padEnd(30)} ${spec.help}\n  ${''.padEnd(30)} env ${spec.env}${spec.fallback === '' ? '' : `, default ${spec.fallback}`}`;
     })
     .join('\n');
-}
-
-export const SERVE_HELP = `Usage: gatehouse serve [options]
-
-Runs the service. Every option can also come from its environment variable; the flag wins.
-
-Options:
-${settingsHelp(SETTINGS)}
-  --print-config                 print the effective configuration (secret redacted) and exit
-  --help                         show this help
-`;
-
-/** `gatehouse serve`: resolves when the service has stopped after SIGTERM or SIGINT. */
-export async function serveCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(args, SETTINGS, { 'print-config': 'boolean' }, 0);
-  if (values['help'] === true) {
-    io.stdout.write(SERVE_HELP);
-    return EXIT_OK;
-  }
-  const config = configFrom(values, io.env);
-  if (values['print-config'] === true) {
-    if (config.secret !== undefined) secretFromEnvironment(config.secret);
-    io.stdout.write(`${JSON.stringify(printableConfig(config), null, 2)}\n`);
-    return EXIT_OK;
-  }
-  const logger = createLogger({
-    level: config.logLevel, format: config.logFormat, stdout: io.stdout, stderr: io.stderr,
-  });
-  // Signal handlers go in before anything is announced: a supervisor may send SIGTERM the
-  // moment it sees the listening line, and that must still be a clean stop.
-  // A stop during start-up (the lock wait can take 10 s, Docker kills 10 s after SIGTERM) aborts it.
-  const startUp = new AbortController();
-  const stopRequested = new Promise<string>((resolve) => {
-    startUp.signal.addEventListener('abort', () => resolve(String(startUp.signal.reason)));
-  });
-  const onSignal = (signal: NodeJS.Signals): void => startUp.abort(signal);
-  // Lines still batched when the process dies (an uncaught exception) go out on the way: writes
-  // to a file or pipe are synchronous there.
-  const flushOnExit = (): void => logger.flush();
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  process.on('exit', flushOnExit);
-  try {
-    let running: RunningServer;
-    try {
-      const facts = processFacts();
-      running = await startServer(config, {
-        logger,
-        signal: startUp.signal,
-        offlineInstruction: (offlineArgs) => offlineInstruction(facts, config.dataDir, offlineArgs),
-      });
-    } catch (error) {
-      if (!startUp.signal.aborted) throw error;
-      logger.info('stopped while waiting for the data directory lock; nothing was started', { signal: await stopRequested });
-      logger.flush();
-      return EXIT_OK;
-    }
-    logger.announce(`listening on ${running.url}`, {
-      url: running.url, dataDir: config.dataDir, authMethod: config.authMethod,
-    });
-    logger.flush();
-    const reason = await Promise.race([
-      stopRequested.then((signal) => ({ signal })),
-      running.lockLost.then((lost) => ({ lost })),
-    ]);
-    if ('lost' in reason) logger.error(`stopping: ${reason.lost.message}`, undefined, { exitCode: EXIT_FAILURE });
-    else logger.info('stopping', { signal: reason.signal });
-    const isClean = await running.close();
-    return isClean && !('lost' in reason) ? EXIT_OK : EXIT_FAILURE;
-  } finally {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    process.off('exit', flushOnExit);
-  }
 }

@@ -1,0 +1,33 @@
+import type { Config } from '../config.js';
+import type { Feature } from '../feature.js';
+import type { Logger } from '../log/logger.js';
+import { createChallengeStore } from './challenges.js';
+import { decoyKeyOf } from './decoys.js';
+import { relyingPartiesOf } from './relying-party.js';
+import { passkeyRoutes } from './routes.js';
+
+/**
+ * Whether passkeys can be made and used here: they need accounts (authMethod "none" has none, and
+ * nothing to say) and a relying party (passkeys/relying-party.ts). Says once in the log why not,
+ * and which origins it ignored.
+ */
+export function passkeysOffered(config: Config, logger: Logger): boolean {
+  if (config.authMethod === 'none') return false;
+  const relyingParties = relyingPartiesOf(config);
+  for (const line of relyingParties.ignoredOrigins) logger.warn(line);
+  if (relyingParties.offReason !== undefined) logger.warn(relyingParties.offReason);
+  return relyingParties.offReason === undefined;
+}
+
+/** Passkeys (docs/contract/accounts.md "Passkeys"): their routes, for every deployment with accounts. */
+export const PASSKEYS: Feature = {
+  name: 'passkeys',
+  async open(deps) {
+    if (deps.config.authMethod === 'none') return {};
+    return {
+      routes: passkeyRoutes({
+        ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(deps.tokenSecret), relyingParties: relyingPartiesOf(deps.config),
+      }),
+    };
+  },
+};
