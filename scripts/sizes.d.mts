@@ -1,37 +1,28 @@
-// Types of scripts/units.mjs, for the tests that import it.
-export declare const CORE_LIMIT: number;
+// Types of scripts/sizes.mjs, for the tests that import it.
 export declare const FILE_LIMIT: number;
-export interface Unit {
-  readonly name: string;
-  readonly holds: string;
-  readonly paths: readonly string[];
-  readonly offUnless?: string;
-}
-export declare const UNITS: readonly Unit[];
-export declare function isMatch(path: string, file: string): boolean;
-export declare function unitsOf(file: string, units?: readonly Unit[]): Unit[];
 export declare function sourceFiles(root: string): string[];
 export declare function nonBlankLines(text: string): number;
+export declare function folderOf(file: string): string;
 export interface FileSize {
   readonly file: string;
   readonly lines: number;
 }
-export declare const ENTRIES: { readonly loaded: string; readonly service: string };
-export declare function importedFiles(root: string, entry: string): string[];
+export declare const ENTRIES: { readonly loaded: readonly string[]; readonly service: readonly string[] };
+export declare const OFF_BY_DEFAULT: ReadonlyArray<{ readonly path: string; readonly offUnless: string }>;
+export declare function importedFiles(root: string, entries: readonly string[]): string[];
 export interface Part {
   readonly files: number;
   readonly lines: number;
 }
 export interface Sizes {
-  readonly units: ReadonlyArray<{
+  readonly folders: ReadonlyArray<{
     readonly name: string;
+    readonly part: 'core' | 'feature' | 'composition';
     readonly offUnless: string | undefined;
     readonly lines: number;
     readonly serviceLines: number;
     readonly files: readonly FileSize[];
   }>;
-  readonly unclaimed: readonly string[];
-  readonly claimedTwice: readonly string[];
   readonly total: number;
   readonly files: number;
   readonly deployment: { readonly loaded: Part; readonly service: Part; readonly byDefault: Part };
