@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { createChallengeStore } from './challenges.js';
 import { decoyKeyOf } from './decoys.js';
 import { relyingPartiesOf } from './relying-party.js';
+import { createPasskeyService } from './ceremonies.js';
 import { passkeyRoutes } from './routes.js';
 
 /**
@@ -24,10 +25,9 @@ export const PASSKEYS: Feature = {
   name: 'passkeys',
   async open(deps) {
     if (deps.config.authMethod === 'none') return {};
-    return {
-      routes: passkeyRoutes({
-        ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(deps.tokenSecret), relyingParties: relyingPartiesOf(deps.config),
-      }),
-    };
+    const passkeys = createPasskeyService({
+      ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(deps.tokenSecret), relyingParties: relyingPartiesOf(deps.config),
+    });
+    return { routes: passkeyRoutes({ ...deps, passkeys }) };
   },
 };

@@ -15,7 +15,7 @@ import { epochSeconds, type EpochMs, type EpochSeconds } from '../time.js';
 
 /**
  * The caller's own account (docs/contract/accounts.md "The caller's own account"); its TOTP is totp/routes.ts's,
- * its passkeys passkeys/routes.ts's. Who may do each is the access
+ * its passkeys src/passkeys/'s. Who may do each is the access
  * table's (auth/access.ts): a session cookie of the account; a change of a way in also the current
  * password in the body (ctx.admission.confirmPassword) and, once the account has a second factor, a
  * two-factor session; taking access away any session of the account.
