@@ -7,6 +7,7 @@ import { linkStandingOf } from './link-standing.js';
 import { openLinkStore } from './links.js';
 import { buildResetPage } from './reset-page.js';
 import { invitationRoutes } from './routes.js';
+import { createLinkService } from './service.js';
 import { INVITATIONS_USERS_PAGE } from './users-page-section.js';
 import { epochSeconds } from '../time.js';
 
@@ -23,7 +24,7 @@ async function openInvitations(
   });
   return {
     routes: [
-      ...invitationRoutes({ ...deps, links }),
+      ...invitationRoutes({ ...deps, linkService: createLinkService({ ...deps, links }) }),
       ...pageRoutes('joinPage', buildJoinPage(deps.sha256Base64, {
         minPasswordLength: deps.config.passwordMinimums.gatehouse, isPasskeyOffered: deps.isPasskeyOffered,
       })),
