@@ -1,5 +1,7 @@
 // Every Gatehouse page is built here, once at start-up: one HTML skeleton, one look, and one
-// Content-Security-Policy that allows the page's own script and style by hash and loads nothing else.
+// Content-Security-Policy that allows the page's own scripts and style by hash and loads nothing else.
+// A page's scripts are bundled and hashed at build time (pages/built-scripts.d.ts), so they are the
+// same on every server: what one server says to them (its settings) goes in the page as JSON data.
 // One look: a card with a heading; a message (a problem, a note, or done) under it; forms whose
 // submit is the blue button; and on a page that only tells a result, its next step as the same
 // button (a.button; a.button.secondary for another way), never a bare link.
@@ -7,6 +9,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { ACCESS } from '../auth/access.js';
 import { sendStatic } from '../http/respond.js';
 import type { Route } from '../routes/context.js';
+import type { BuiltScript } from './built-scripts.js';
 
 /** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
 export type Sha256Base64 = (text: string) => string;
@@ -17,7 +20,15 @@ interface PageSpec {
   /** The HTML inside <main>: written in this repository, never built from a request. */
   readonly body: string;
   /** The page's one script, run at the end of <body> in strict mode inside a function of its own. */
-  readonly script: string;
+  readonly script?: string;
+  /** The page's built scripts, run in this order at the end of <body> (after `script`). */
+  readonly scripts?: readonly BuiltScript[];
+  /**
+   * This server's values for the scripts, as JSON in <script type="application/json" id="page-data">
+   * (data, never run: the CSP does not name it); written in this repository or from settings, never
+   * from a request.
+   */
+  readonly data?: unknown;
   /** CSS added after the shared style (the same <style> element, so one hash). */
   readonly style?: string;
   readonly isWide?: boolean;
@@ -264,7 +275,13 @@ var credentialJsonOf = function (credential) {
 /** Builds a page once: the HTML, and frozen headers with its CSP. */
 export function buildPage(spec: PageSpec, sha256Base64: Sha256Base64): BuiltPage {
   const style = `${STYLE}${spec.style ?? ''}`;
-  const script = `\n'use strict';\n(function () {\n${spec.script}})();\n`;
+  const inline = spec.script === undefined ? [] : [`\n'use strict';\n(function () {\n${spec.script}})();\n`];
+  const scripts = [...inline, ...(spec.scripts ?? []).map((built) => built.code)];
+  const scriptHashes = [
+    ...inline.map((code) => `'sha256-${sha256Base64(code)}'`),
+    ...(spec.scripts ?? []).map((built) => `'${built.hash}'`),
+  ];
+  const data = spec.data === undefined ? '' : `<script type="application/json" id="page-data">${scriptJson(spec.data)}</script>\n`;
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -278,14 +295,13 @@ export function buildPage(spec: PageSpec, sha256Base64: Sha256Base64): BuiltPage
 <main${spec.isWide === true ? ' class="wide"' : ''}>
 ${spec.body}
 </main>
-<script>${script}</script>
-</body>
+${data}${scripts.map((code) => `<script>${code}</script>\n`).join('')}</body>
 </html>
 `;
   const body = Buffer.from(html, 'utf8');
   const csp = [
     "default-src 'none'",
-    `script-src 'sha256-${sha256Base64(script)}'`,
+    `script-src ${scriptHashes.length > 0 ? scriptHashes.join(' ') : "'none'"}`,
     `style-src 'sha256-${sha256Base64(style)}'`,
     "connect-src 'self'",
     spec.allowDataImages === true ? 'img-src data:' : "img-src 'none'",

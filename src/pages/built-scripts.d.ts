@@ -1,0 +1,15 @@
+// The pages' browser scripts, bundled and hashed at build time (scripts/build-page-scripts.mjs
+// writes built-scripts.js beside this file, from every src/**/browser/*.entry.ts). A new entry gets
+// its name here, or the build refuses.
+
+/** One script: its code, the content of a <script> element, and its CSP source ('sha256-…'). */
+export interface BuiltScript {
+  readonly code: string;
+  readonly hash: string;
+}
+
+/** Each entry's path under src/ without browser/ and .entry.ts. */
+export type ScriptName =
+  | 'pages/sign-in';
+
+export declare const BUILT_SCRIPTS: Readonly<Record<ScriptName, BuiltScript>>;
