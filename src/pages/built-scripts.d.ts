@@ -10,6 +10,8 @@ export interface BuiltScript {
 
 /** Each entry's path under src/ without browser/ and .entry.ts. */
 export type ScriptName =
+  | 'invitations/join'
+  | 'invitations/reset'
   | 'pages/sign-in';
 
 export declare const BUILT_SCRIPTS: Readonly<Record<ScriptName, BuiltScript>>;
