@@ -12,6 +12,8 @@ export interface BuiltScript {
 export type ScriptName =
   | 'invitations/join'
   | 'invitations/reset'
+  | 'oidc/pages/profile-section'
+  | 'pages/account'
   | 'pages/sign-in';
 
 export declare const BUILT_SCRIPTS: Readonly<Record<ScriptName, BuiltScript>>;

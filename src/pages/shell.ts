@@ -41,7 +41,9 @@ export interface PageSection {
   /** HTML placed among the page's sections; written in this repository, never built from a request. */
   readonly body: string;
   /** Run inside the page's function, after its own script and before it first loads its data. */
-  readonly script: string;
+  readonly script?: string;
+  /** Its built script, placed before the page's, which hands it the page (pages/browser/account-page.ts). */
+  readonly built?: BuiltScript;
   /** CSS added after the page's own. */
   readonly style?: string;
 }
