@@ -12,8 +12,11 @@ export interface BuiltScript {
 export type ScriptName =
   | 'invitations/join'
   | 'invitations/reset'
+  | 'invitations/users-section'
+  | 'oidc/pages/clients-section'
   | 'oidc/pages/profile-section'
   | 'pages/account'
-  | 'pages/sign-in';
+  | 'pages/sign-in'
+  | 'pages/users';
 
 export declare const BUILT_SCRIPTS: Readonly<Record<ScriptName, BuiltScript>>;

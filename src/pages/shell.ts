@@ -36,12 +36,10 @@ interface PageSpec {
   readonly allowDataImages?: boolean;
 }
 
-/** A section a page takes from an optional unit (OpenID Connect): its HTML and its script. */
+/** A section a page takes from an optional unit (OpenID Connect, invitations): its HTML, script and style. */
 export interface PageSection {
   /** HTML placed among the page's sections; written in this repository, never built from a request. */
   readonly body: string;
-  /** Run inside the page's function, after its own script and before it first loads its data. */
-  readonly script?: string;
   /** Its built script, placed before the page's, which hands it the page (pages/browser/account-page.ts). */
   readonly built?: BuiltScript;
   /** CSS added after the page's own. */
