@@ -14,9 +14,11 @@ export type ScriptName =
   | 'invitations/reset'
   | 'invitations/users-section'
   | 'oidc/pages/clients-section'
+  | 'oidc/pages/logout-confirm'
   | 'oidc/pages/profile-section'
   | 'pages/account'
   | 'pages/sign-in'
+  | 'pages/sign-out'
   | 'pages/users';
 
 export declare const BUILT_SCRIPTS: Readonly<Record<ScriptName, BuiltScript>>;
