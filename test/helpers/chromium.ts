@@ -32,9 +32,11 @@ export interface SeenRequest {
   readonly postData: string | undefined;
   /** Document, Script, Fetch, XHR, Image… */
   readonly resourceType: string;
+  /** Its headers as the page set them, names as given. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
-/** A response answerRequests gives instead of the network's. */
+/** A response answerRequests gives instead of the network's; status 0: the connection is refused. */
 export interface CannedResponse {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string | number>>;
@@ -343,13 +345,14 @@ export class Page {
         method: String(request['method']),
         postData: typeof request['postData'] === 'string' ? request['postData'] : undefined,
         resourceType: String(params['resourceType']),
+        headers: (request['headers'] as Record<string, string> | undefined) ?? {},
       };
       this.requests.push(seen);
       const response = answer(seen);
       const requestId = params['requestId'];
       const reply = response === undefined
         ? this.send('Fetch.continueRequest', { requestId })
-        : this.send('Fetch.fulfillRequest', {
+        : response.status === 0 ? this.send('Fetch.failRequest', { requestId, errorReason: 'ConnectionRefused' }) : this.send('Fetch.fulfillRequest', {
           requestId,
           responseCode: response.status,
           responseHeaders: Object.entries(response.headers ?? {}).map(([name, value]) => ({ name, value: String(value) })),

@@ -15,7 +15,7 @@ export function buildNoRedirectPage(reason: string, sha256Base64: Sha256Base64):
 <p>The app that sent you here is not set up with Gatehouse as it asks, or the link was changed on the way. Nothing was sent back to the app.</p>
 <p class="muted">If this keeps happening, tell whoever runs Gatehouse which app you came from.</p>
 `;
-  return buildPage({ title: 'Sign-in link not valid', body, script: '' }, sha256Base64);
+  return buildPage({ title: 'Sign-in link not valid', body }, sha256Base64);
 }
 
 /** After a logout an app asked for with a valid id_token_hint and no place to return to. */
@@ -25,7 +25,7 @@ export function buildSignedOutPage(sha256Base64: Sha256Base64): BuiltPage {
 <p class="message done">You are signed out of Gatehouse.</p>
 <p><a class="button" href="../login">Sign in again</a></p>
 `;
-  return buildPage({ title: 'Signed out', body, script: '' }, sha256Base64);
+  return buildPage({ title: 'Signed out', body }, sha256Base64);
 }
 
 /**

@@ -65,7 +65,8 @@ async function openLogin(href: string, answers: Answers, options: Partial<LoginP
     if (!isApi(request)) return { status: 404, body: '' };
     const listed = lists.get(new URL(request.url).pathname.slice(apiBase.pathname.length));
     const answer = (Array.isArray(listed) ? listed.shift() : listed) ?? { status: 404, body: { code: 'NOT_FOUND', message: 'There is nothing at this path.' } };
-    return { status: answer.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer.body) };
+    // undefined: a body that is not JSON (a proxy's error page).
+    return { status: answer.status, headers: { 'content-type': 'application/json' }, body: answer.body === undefined ? '<html>Bad Gateway</html>' : JSON.stringify(answer.body) };
   });
   await page.navigate(href);
   const apiCalls = () => page.requests.filter(isApi).map((request) => ({
@@ -162,6 +163,9 @@ describe('the sign-in page in Chromium', () => {
     await tab.calls(3);
     const [, post, probe] = tab.api();
     assert.deepEqual(post, { method: 'POST', path: 'api/auth/authenticate', body: { username: 'ada', password: 'pw "quoted"' } });
+    const sent = tab.page.requests.find((request) => request.method === 'POST');
+    const headers = Object.fromEntries(Object.entries(sent?.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+    assert.deepEqual([headers['accept'], headers['content-type']], ['application/json', 'application/json']);
     assert.deepEqual(probe, { method: 'GET', path: 'api/auth/probe', body: undefined });
     assert.deepEqual(tab.left(), ['https://auth.example/torrents']);
   });
@@ -175,6 +179,16 @@ describe('the sign-in page in Chromium', () => {
     assert.equal(await tab.page.evaluate<number>(`document.querySelectorAll('#message img').length`), 0);
     assert.equal(await tab.page.evaluate<boolean>(`Array.from(document.getElementById('login').elements).every((control) => !control.disabled)`), true);
     assert.deepEqual(tab.left(), []);
+  });
+
+  it('says a problem in its own words when the answer is no JSON, or the server cannot be reached', async () => {
+    const tab = await openLogin('https://auth.example/login', { ...unauthenticated, 'api/auth/authenticate': { status: 502, body: undefined } });
+    await tab.submit('ada', 'pw');
+    assert.equal(await tab.text('message'), 'The request failed (502).');
+    const unreachable = await openLogin('https://auth.example/login', { ...unauthenticated, 'api/auth/authenticate': { status: 0, body: null } });
+    await unreachable.submit('ada', 'pw');
+    assert.equal(await unreachable.text('message'), 'The server could not be reached.');
+    assert.equal(await unreachable.page.evaluate<boolean>(`Array.from(document.getElementById('login').elements).every((control) => !control.disabled)`), true);
   });
 
   it('goes to / after a login when rd points at another site', async () => {
