@@ -34,6 +34,8 @@ export interface Sizes {
   readonly claimedTwice: readonly string[];
   readonly total: number;
   readonly files: number;
+  /** The files but browser code and declarations, which Node never loads. */
+  readonly serverFiles: number;
   readonly deployment: { readonly loaded: Part; readonly service: Part; readonly byDefault: Part };
 }
 export declare function measure(root: string): Sizes;

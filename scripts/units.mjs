@@ -32,7 +32,7 @@ export const UNITS = Object.freeze([
       'src/http/network-key.ts', 'src/http/query.ts', 'src/http/respond.ts', 'src/http/router.ts', 'src/http/same-origin.ts',
       'src/routes/auth.ts', 'src/routes/account.ts', 'src/routes/forward.ts', 'src/routes/gate-service.ts',
       'src/routes/login-redirect.ts', 'src/routes/context.ts',
-      'src/routes/session-cookie.ts', 'src/routes/redirect-target.ts', 'src/routes/login-page.ts',
+      'src/routes/session-cookie.ts', 'src/routes/login-page.ts',
       'src/routes/logout-page.ts', 'src/routes/forbidden-page.ts', 'src/routes/health.ts',
       'src/store/users.ts', 'src/store/group-commit.ts', 'src/store/account-rules.ts', 'src/store/account-summary.ts',
       'src/store/machine-token-rules.ts', 'src/store/session-file.ts',
@@ -128,15 +128,18 @@ export function unitsOf(file, units = UNITS) {
   return units.filter((unit) => unit.paths.some((path) => isMatch(path, file)));
 }
 
-/** Every file under src/ of the repository at `root`, as paths from the root, sorted. */
+/** Every file under src/ of the repository at `root`, as paths from the root, sorted; not the build's output there. */
 export function sourceFiles(root) {
   const walk = (dir) =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const path = join(dir, entry.name);
       return entry.isDirectory() ? walk(path) : [relative(root, path).split('\\').join('/')];
     });
-  return walk(join(root, 'src')).sort();
+  return walk(join(root, 'src')).filter((file) => file !== 'src/pages/built-scripts.js').sort();
 }
+
+/** Browser code (bundled into src/pages/built-scripts.js by the build) and declarations: files Node never loads. */
+const isNeverLoaded = (file) => file.includes('/browser/') || file.endsWith('.d.ts');
 
 /**
  * Where a deployment's code is counted from: the command line (`gatehouse serve` loads every file it
@@ -190,6 +193,7 @@ export function measure(root) {
     claimedTwice: files.filter(({ file }) => unitsOf(file).length > 1).map(({ file }) => file),
     total: sum(files),
     files: files.length,
+    serverFiles: files.filter(({ file }) => !isNeverLoaded(file)).length,
     deployment: {
       loaded: part((file) => loaded.has(file)),
       service: part((file) => service.has(file)),

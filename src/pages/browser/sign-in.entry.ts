@@ -3,7 +3,7 @@
 // or a passkey instead of both. After signing in, the page checks that the browser kept the session
 // cookie before it leaves, and says why when it did not, instead of reloading into the same form.
 // Relative API paths, so the page works under any base URI; messages go in as text, never HTML.
-import { safeRedirectTarget } from '../../routes/redirect-target.js';
+import { safeRedirectTarget } from './redirect-target.js';
 import { bodyOf, byId, callApi, codeOf, fieldOf, onSubmit, pageData, problemOf, say, setBusy } from './helpers.js';
 import { credentialJsonOf, errorMessage, errorName, hasWebAuthn, publicKeyOf } from './passkey-json.js';
 

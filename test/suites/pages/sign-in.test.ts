@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { buildLoginPage, type LoginPageOptions } from '../../../src/routes/login-page.js';
-import { safeRedirectTarget } from '../../../src/routes/redirect-target.js';
+import { buildLoginPage } from '../../../src/routes/login-page.js';
+import { safeRedirectTarget } from '../../../src/pages/browser/redirect-target.js';
 import { Chromium, type Page, type SeenRequest } from '../../helpers/chromium.js';
+
+type LoginPageOptions = Parameters<typeof buildLoginPage>[0];
 
 const sha256Base64 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64');
 
