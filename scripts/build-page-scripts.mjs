@@ -30,7 +30,7 @@ const nameOf = (entry) => entry.slice('src/'.length).replace('/browser/', '/').r
 /** The names src/pages/built-scripts.d.ts declares, in its ScriptName union. */
 function declaredNames(root) {
   const text = readFileSync(join(root, DECLARATION_PATH), 'utf8');
-  const union = /export type ScriptName =([^;]*);/.exec(text)?.[1] ?? '';
+  const union = /type ScriptName =([^;]*);/.exec(text)?.[1] ?? '';
   return [...union.matchAll(/'([^']+)'/g)].map((match) => match[1]).sort();
 }
 

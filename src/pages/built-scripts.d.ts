@@ -9,7 +9,7 @@ export interface BuiltScript {
 }
 
 /** Each entry's path under src/ without browser/ and .entry.ts. */
-export type ScriptName =
+type ScriptName =
   | 'invitations/join'
   | 'invitations/reset'
   | 'invitations/users-section'

@@ -10,7 +10,7 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string, kind?: new
 }
 
 /** A control of a form that holds text: an input, a select or a text area. */
-export type TextField = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+type TextField = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** The form's control named `name`; throws when the form has none. */
 export function fieldOf(form: HTMLFormElement, name: string): TextField {
@@ -35,7 +35,7 @@ export function pageData(): JsonObject {
 }
 
 /** How a message looks: a problem (''), a note, or done. */
-export type MessageKind = '' | 'note' | 'done';
+type MessageKind = '' | 'note' | 'done';
 
 /** Shows text (never HTML) in a message element; '' hides it. */
 export function say(target: HTMLElement, text: string, kind: MessageKind = ''): void {
@@ -119,9 +119,6 @@ export function codeOf(answer: Answer): string {
   const code = isObject(answer.body) ? answer.body['code'] : undefined;
   return typeof code === 'string' ? code : '';
 }
-
-/** A member of a JSON object as text, for showing (String of whatever it is). */
-export const textOf = (value: unknown): string => String(value);
 
 /** A new element with an optional class and text (as text, never HTML). */
 export function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
