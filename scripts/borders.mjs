@@ -40,7 +40,11 @@ export const CORE_SURFACE = Object.freeze([
   'src/store/users.ts', 'src/store/stored-fields.ts', 'src/store/account-rules.ts', 'src/store/machine-token-rules.ts', 'src/store/atomic-file.ts',
   'src/store/document-store.ts', 'src/store/file-system.ts', 'src/store/key-file.ts', 'src/store/small-file.ts',
   'src/store/session-file.ts', 'src/store/data-dir.ts', 'src/store/lock.ts',
-  'src/pages/shell.ts',
+  'src/pages/shell.ts', 'src/pages/built-scripts.d.ts',
+  // The pages' browser code a feature's section runs with: the helpers, and the typed hand-over of
+  // the account and users pages to their sections.
+  'src/pages/browser/helpers.ts', 'src/pages/browser/passkey-json.ts', 'src/pages/browser/account-page.ts',
+  'src/pages/browser/users-page.ts',
 ]);
 
 /** At most this many non-blank lines in any one file under src/. */
@@ -54,14 +58,14 @@ export function partOf(file, features = FEATURES) {
   return features.find(({ folder }) => file.startsWith(folder))?.folder ?? 'core';
 }
 
-/** Every file under src/ of the repository at `root`, as paths from the root, sorted. */
+/** Every file under src/ of the repository at `root`, as paths from the root, sorted; not the build's output there. */
 export function sourceFiles(root) {
   const walk = (dir) =>
     readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
       const path = join(dir, entry.name);
       return entry.isDirectory() ? walk(path) : [relative(root, path).split('\\').join('/')];
     });
-  return walk(join(root, 'src')).sort();
+  return walk(join(root, 'src')).filter((file) => file !== 'src/pages/built-scripts.js').sort();
 }
 
 /** The files under src/ that `text` (the source of `file`) imports, types only included, as paths from the root. */
@@ -75,8 +79,11 @@ export function importsIn(file, text) {
 
 /** Every TypeScript file under src/ with the files it imports. */
 export function importGraph(root) {
-  return new Map(sourceFiles(root).filter((file) => file.endsWith('.ts'))
-    .map((file) => [file, importsIn(file, readFileSync(join(root, file), 'utf8'))]));
+  const files = sourceFiles(root).filter((file) => file.endsWith('.ts'));
+  const known = new Set(files);
+  // `./built-scripts.js` is the build's output, declared by `built-scripts.d.ts`.
+  const declared = (target) => (!known.has(target) && known.has(target.replace(/\.ts$/, '.d.ts')) ? target.replace(/\.ts$/, '.d.ts') : target);
+  return new Map(files.map((file) => [file, importsIn(file, readFileSync(join(root, file), 'utf8')).map(declared)]));
 }
 
 /** Each import that crosses a border the wrong way, as `from -> to: why`. */

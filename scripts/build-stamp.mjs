@@ -6,6 +6,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Written by the build from src/ (scripts/build-page-scripts.mjs): an output, not an input. */
+const BUILT_OUTPUTS = new Set(['src/pages/built-scripts.js']);
+
 /**
  * Every file or folder the build reads, from the repository's top: src/, the package files,
  * every tsconfig*.json and every scripts/build*.mjs, so that a new build step named so, or a
@@ -20,6 +23,7 @@ export function buildInputs(root) {
 export const STAMP_PATH = join('dist', '.build-stamp');
 
 function filesUnder(root, path) {
+  if (BUILT_OUTPUTS.has(path)) return [];
   if (!statSync(join(root, path)).isDirectory()) return [path];
   return readdirSync(join(root, path)).flatMap((name) => filesUnder(root, `${path}/${name}`));
 }

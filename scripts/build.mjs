@@ -19,6 +19,8 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const checked = !process.argv.includes('--no-check');
 
 const STEPS = [
+  // src/pages/built-scripts.js and its copy in dist/: the pages' browser code, bundled and hashed.
+  [join(root, 'scripts', 'build-page-scripts.mjs'), '--dist'],
   // dist/*.js, one file per module: what `node dist/cli.js` and the container image run.
   [tsc, '-p', 'tsconfig.build.json', ...(checked ? [] : ['--noCheck'])],
   // dist/gatehouse.mjs, the one-file copy (docs/single-file.md).

@@ -21,6 +21,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, transform } from 'esbuild';
+import { buildPageScripts } from './build-page-scripts.mjs';
 import { MUTATIONS } from './mutations.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -126,6 +127,8 @@ async function compiledCopy(dir) {
   const sources = sourceFilesUnder(join(dir, 'src'));
   await build({ ...common, entryPoints: [...sources, ...sourceFilesUnder(join(dir, 'test'))], outdir: dir, outbase: dir });
   await build({ ...common, entryPoints: sources, outdir: join(dir, 'dist'), outbase: join(dir, 'src') });
+  // The pages' scripts, bundled (src/pages/built-scripts.js and its copy in dist/).
+  await buildPageScripts(dir, { toDist: true });
 }
 
 /** Runs the selection in `dir`; resolves with the exit status and the counts node's TAP summary gave. */

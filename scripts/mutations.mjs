@@ -388,7 +388,7 @@ export const MUTATIONS = Object.freeze([
   {
     name: 'sign-in page: rd goes to any https site',
     promise: 'The sign-in page returns to `rd` only on its own origin',
-    file: 'src/routes/redirect-target.ts',
+    file: 'src/pages/browser/redirect-target.ts',
     search: 'if (target.origin === page.origin || allowedHosts.indexOf(target.hostname) >= 0) return target.href;',
     replace: "if (target.origin === page.origin || target.protocol === 'https:' || allowedHosts.indexOf(target.hostname) >= 0) return target.href;",
     tests: [{ file: 'test/unit/redirect-target.test.ts' }],

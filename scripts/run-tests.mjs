@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { buildPageScripts } from './build-page-scripts.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -56,6 +57,8 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// The pages' scripts as the sources are now: the server the tests start through tsx imports them.
+await buildPageScripts(root);
 const testTmp = mkdtempSync(join(tmpdir(), 'gatehouse-tests-'));
 const tallyDir = mkdtempSync(join(tmpdir(), 'gatehouse-tally-'));
 const tallyFile = join(tallyDir, 'cells');

@@ -25,6 +25,8 @@ export interface Sizes {
   }>;
   readonly total: number;
   readonly files: number;
+  /** The files but browser code and declarations, which Node never loads. */
+  readonly serverFiles: number;
   readonly deployment: { readonly loaded: Part; readonly service: Part; readonly byDefault: Part };
 }
 export declare function measure(root: string): Sizes;

@@ -23,12 +23,12 @@ function filesUnder(root, dirs) {
   return dirs.flatMap((dir) => walk(join(root, dir))).sort();
 }
 
-/** The file a relative specifier names (`./x.js` is written for `./x.ts`), or undefined. */
+/** The file a relative specifier names (`./x.js` is written for `./x.ts`, or `./x.d.ts` for a built one), or undefined. */
 function resolve(from, specifier, known) {
   if (!specifier.startsWith('.')) return undefined;
   const bare = specifier.replace(/[?#].*$/, '');
   const path = join(dirname(from), bare).split('\\').join('/');
-  const candidates = [path, path.replace(/\.js$/, '.ts'), path.replace(/\.mjs$/, '.mts'), path.replace(/\.mjs$/, '.d.mts')];
+  const candidates = [path, path.replace(/\.js$/, '.ts'), path.replace(/\.js$/, '.d.ts'), path.replace(/\.mjs$/, '.mts'), path.replace(/\.mjs$/, '.d.mts')];
   return candidates.find((candidate) => known.has(candidate));
 }
 

@@ -1,9 +1,9 @@
 // `{base}/gatehouse/reset#<secret>`: where someone who forgot their password sets a new one, from a
-// link an administrator made. The secret is read from the fragment and sent only in JSON bodies. A
-// new password ends every session of the account; it does not sign in (the account's second factors
-// still apply at the sign-in page).
-import { buildPage, newPasswordFields, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
-import { REFUSED_LINK, SECRET_FROM_FRAGMENT } from './fragment-secret.js';
+// link an administrator made; its script is browser/reset.entry.ts. The secret is read from the
+// fragment and sent only in JSON bodies. A new password ends every session of the account; it does
+// not sign in (the account's second factors still apply at the sign-in page).
+import { BUILT_SCRIPTS } from '../pages/built-scripts.js';
+import { buildPage, newPasswordFields, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
 
 const bodyOf = (minPasswordLength: number): string => `
 <h1>New password</h1>
@@ -24,43 +24,7 @@ ${newPasswordFields({ id: 'password', name: 'password', label: 'New password' },
 </div>
 `;
 
-const SCRIPT = `${PAGE_HELPERS}${SECRET_FROM_FRAGMENT}${REFUSED_LINK}
-var form = byId('reset');
-var problem = byId('problem');
-var message = byId('message');
-var secret = secretFromFragment();
-
-var check = function () {
-  if (secret === '') return refuse(NO_SECRET);
-  callApi('POST', '../api/auth/reset/check', { secret: secret }).then(function (answer) {
-    var body = bodyOf(answer);
-    if (body === null) return refuse(answer);
-    byId('reset-name').textContent = String(body.username);
-    byId('username').value = String(body.username);
-    byId('loading').hidden = true;
-    form.hidden = false;
-    byId('password').focus();
-  });
-};
-
-onSubmit(form, function () {
-  if (byId('password').value !== byId('repeat').value) return say(message, 'The two passwords differ.');
-  say(message, '');
-  callBusy(form, 'POST', '../api/auth/reset', { secret: secret, password: byId('password').value }).then(function (answer) {
-    if (bodyOf(answer) === null) {
-      if (codeOf(answer) === 'RESET_LINK_INVALID' || answer.status === 429) return refuse(answer);
-      return say(message, problemOf(answer));
-    }
-    secret = '';
-    form.hidden = true;
-    byId('done').hidden = false;
-  });
-});
-
-check();
-`;
-
 /** The reset page, built once at start-up on the shared shell and its CSP; `minPasswordLength` is the reset route's. */
 export function buildResetPage(sha256Base64: Sha256Base64, options: { readonly minPasswordLength: number }): BuiltPage {
-  return buildPage({ title: 'New password · Gatehouse', body: bodyOf(options.minPasswordLength), script: SCRIPT }, sha256Base64);
+  return buildPage({ title: 'New password · Gatehouse', body: bodyOf(options.minPasswordLength), scripts: [BUILT_SCRIPTS['invitations/reset']] }, sha256Base64);
 }

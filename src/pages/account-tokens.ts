@@ -1,6 +1,6 @@
-// The account page's machine tokens section: make one with the password (shown once, optionally
-// expiring), see when each was last used, revoke one with a second click. Browser code that runs
-// inside the account page's script (pages/account.ts), after its helpers.
+// The account page's machine tokens section's markup: make one with the password (shown once,
+// optionally expiring), see when each was last used, revoke one with a second click. Its script is
+// browser/account-tokens.ts.
 import type { PageSection } from './shell.js';
 
 const BODY = `
@@ -26,32 +26,4 @@ const BODY = `
 </section>
 `;
 
-const SCRIPT = `
-onAccount.push(function (account) {
-  var tokens = Array.isArray(account.tokens) ? account.tokens : [];
-  fill(byId('token-list'), tokens.map(function (token) {
-    var name = String(token.name);
-    var expires = token.expiresAt === null || token.expiresAt === undefined ? 'never expires' : 'expires ' + when(token.expiresAt);
-    var details = 'Created ' + when(token.createdAt) + ' · ' + expires + ' · last used ' + when(token.lastUsedAt);
-    return item(name, details, 'Revoke', 'Revoke token ' + name, function () {
-      byId('new-token').hidden = true;
-      var path = '../api/auth/account/tokens/' + encodeURIComponent(token.id);
-      change(null, byId('token-message'), 'DELETE', path, undefined, 'Token revoked.');
-    });
-  }), byId('no-tokens'));
-});
-
-onSubmit(byId('token-add'), function (form) {
-  var body = { name: form.elements.name.value.trim(), password: form.elements.password.value };
-  if (form.elements.days.value !== '') body.days = Number(form.elements.days.value);
-  byId('new-token').hidden = true;
-  change(form, byId('token-message'), 'POST', '../api/auth/account/tokens', body, '').then(function (answer) {
-    var made = bodyOf(answer);
-    if (made === null || typeof made.token !== 'string') return;
-    byId('token-value').textContent = made.token;
-    byId('new-token').hidden = false;
-  });
-});
-`;
-
-export const TOKENS_SECTION: PageSection = Object.freeze({ body: BODY, script: SCRIPT });
+export const TOKENS_SECTION: PageSection = Object.freeze({ body: BODY });

@@ -1,6 +1,6 @@
-// The account page's authenticator app (TOTP) section: set it up with the password (a QR code and
-// the key as text), confirm with a code, save the ten recovery codes shown once, turn it off.
-// Browser code that runs inside the account page's script (pages/account.ts), after its helpers.
+// The account page's authenticator app (TOTP) section's markup and style: set it up with the
+// password (a QR code and the key as text), confirm with a code, save the ten recovery codes shown
+// once, turn it off. Its script is browser/account-totp.ts.
 import type { PageSection } from './shell.js';
 
 const BODY = `
@@ -44,72 +44,6 @@ const BODY = `
 </section>
 `;
 
-const SCRIPT = `
-var totpMessage = byId('totp-message');
-var showTotp = function (shown) {
-  ['totp-off', 'totp-pending', 'totp-codes', 'totp-on'].forEach(function (id) { byId(id).hidden = id !== shown; });
-};
-var showTotpState = function () {
-  showTotp(state !== null && state.totp === true ? 'totp-on' : 'totp-off');
-};
-var clearSeed = function () {
-  byId('totp-qr').removeAttribute('src');
-  byId('totp-secret').textContent = '';
-};
-// A set-up in progress or codes on screen stay until the person moves on.
-onAccount.push(function () {
-  if (byId('totp-pending').hidden && byId('totp-codes').hidden) showTotpState();
-});
-
-onSubmit(byId('totp-start'), function (form) {
-  var body = { password: form.elements.password.value };
-  send(form, totpMessage, 'POST', '../api/auth/account/totp', body).then(function (answer) {
-    if (answer.status === 401) return;
-    var body = bodyOf(answer);
-    if (body === null || typeof body.secret !== 'string' || typeof body.qr !== 'string') {
-      say(totpMessage, problemOf(answer));
-      return;
-    }
-    form.reset();
-    // The QR code is an SVG made by the server. Shown as an image it runs no script and loads
-    // nothing; the page's CSP allows data: images and nothing else.
-    byId('totp-qr').src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(body.qr);
-    byId('totp-secret').textContent = body.secret.replace(/(.{4})(?=.)/g, '$1 ');
-    showTotp('totp-pending');
-    byId('totp-code').focus();
-  });
-});
-onSubmit(byId('totp-confirm'), function (form) {
-  var body = { code: form.elements.code.value.trim() };
-  send(form, totpMessage, 'POST', '../api/auth/account/totp/confirm', body).then(function (answer) {
-    if (answer.status === 401) return;
-    var body = bodyOf(answer);
-    if (body === null || !Array.isArray(body.recoveryCodes)) {
-      say(totpMessage, problemOf(answer));
-      return;
-    }
-    form.reset();
-    clearSeed();
-    fill(byId('recovery-codes'), body.recoveryCodes.map(function (code) { return element('li', '', String(code)); }));
-    showTotp('totp-codes');
-    reload();
-  });
-});
-byId('totp-cancel').addEventListener('click', function () {
-  clearSeed();
-  say(totpMessage, '');
-  showTotpState();
-});
-byId('codes-saved').addEventListener('click', function () {
-  fill(byId('recovery-codes'), []);
-  showTotpState();
-});
-onSubmit(byId('totp-disable'), function (form) {
-  var body = { password: form.elements.password.value };
-  change(form, totpMessage, 'POST', '../api/auth/account/totp/disable', body, 'The authenticator app is off; its recovery codes are gone.');
-});
-`;
-
 const STYLE = `
 img.qr{display:block;width:12rem;height:12rem;margin:0 0 1rem;border:1px solid #e1e4ea;border-radius:4px;image-rendering:pixelated}
 ol.codes{columns:2;margin:0 0 1rem;padding:.75rem 1rem .75rem 2.25rem;border-radius:4px;background:#f0f2f5;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
@@ -119,4 +53,4 @@ ol.codes li{margin:0 0 .2rem;white-space:nowrap}
 @media (prefers-color-scheme:dark){ol.codes{background:#2a2f39}img.qr{border-color:#363c48}}
 `;
 
-export const TOTP_SECTION: PageSection = Object.freeze({ body: BODY, script: SCRIPT, style: STYLE });
+export const TOTP_SECTION: PageSection = Object.freeze({ body: BODY, style: STYLE });

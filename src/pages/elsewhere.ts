@@ -54,7 +54,6 @@ export function buildAccountPageElsewhere(options: {
   const page = buildPage({
     title: 'Accounts are managed elsewhere',
     body: ELSEWHERE_BODY.replace('{account}', escapeHtml(`http://localhost:<port>${baseUri}/gatehouse/account`)),
-    script: '',
   }, options.sha256Base64);
   return (req, res, path, error) => {
     if (!isRefusedPage(req, path, error)) return false;

@@ -1,5 +1,7 @@
 // Every Gatehouse page is built here, once at start-up: one HTML skeleton, one look, and one
-// Content-Security-Policy that allows the page's own script and style by hash and loads nothing else.
+// Content-Security-Policy that allows the page's own scripts and style by hash and loads nothing else.
+// A page's scripts are bundled and hashed at build time (pages/built-scripts.d.ts), so they are the
+// same on every server: what one server says to them (its settings) goes in the page as JSON data.
 // One look: a card with a heading; a message (a problem, a note, or done) under it; forms whose
 // submit is the blue button; and on a page that only tells a result, its next step as the same
 // button (a.button; a.button.secondary for another way), never a bare link.
@@ -7,6 +9,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { ACCESS } from '../auth/access.js';
 import { sendStatic } from '../http/respond.js';
 import type { Route } from '../routes/context.js';
+import type { BuiltScript } from './built-scripts.js';
 
 /** SHA-256 of the UTF-8 text, base64 (the composition root owns node:crypto). */
 export type Sha256Base64 = (text: string) => string;
@@ -16,8 +19,14 @@ interface PageSpec {
   readonly title: string;
   /** The HTML inside <main>: written in this repository, never built from a request. */
   readonly body: string;
-  /** The page's one script, run at the end of <body> in strict mode inside a function of its own. */
-  readonly script: string;
+  /** The page's built scripts (pages/built-scripts.d.ts), run in this order at the end of <body>; none: the CSP allows none. */
+  readonly scripts?: readonly BuiltScript[];
+  /**
+   * This server's values for the scripts, as JSON in <script type="application/json" id="page-data">
+   * (data, never run: the CSP does not name it); written in this repository or from settings, never
+   * from a request.
+   */
+  readonly data?: unknown;
   /** CSS added after the shared style (the same <style> element, so one hash). */
   readonly style?: string;
   readonly isWide?: boolean;
@@ -25,12 +34,12 @@ interface PageSpec {
   readonly allowDataImages?: boolean;
 }
 
-/** A section a page takes from an optional unit (OpenID Connect): its HTML and its script. */
+/** A section a page takes from an optional unit (OpenID Connect, invitations): its HTML, script and style. */
 export interface PageSection {
   /** HTML placed among the page's sections; written in this repository, never built from a request. */
   readonly body: string;
-  /** Run inside the page's function, after its own script and before it first loads its data. */
-  readonly script: string;
+  /** Its built script, placed before the page's, which hands it the page (pages/browser/account-page.ts). */
+  readonly built?: BuiltScript;
   /** CSS added after the page's own. */
   readonly style?: string;
 }
@@ -116,155 +125,12 @@ ${input(first)}
 ${input(repeat)}`;
 }
 
-/**
- * Browser code every page's script starts with: JSON calls on relative paths, messages and
- * elements written as text, forms made busy, and the base64url and WebAuthn JSON conversions the
- * passkey calls need. Plain ES2017, no globals beyond the page's own function.
- */
-export const PAGE_HELPERS = `
-var byId = function (id) { return document.getElementById(id); };
-/** Shows text (never HTML) in a message element; '' hides it. kind: '' (a problem), 'note' or 'done'. */
-var say = function (element, text, kind) {
-  element.textContent = text;
-  element.className = kind ? 'message ' + kind : 'message';
-  element.hidden = text === '';
-};
-/** Disables or enables a form's controls; null (a call made from a button) is left alone. */
-var setBusy = function (form, busy) {
-  if (!form) return;
-  for (var i = 0; i < form.elements.length; i += 1) form.elements[i].disabled = busy;
-};
-/** Runs handler(form) instead of the browser's own submission of the form. */
-var onSubmit = function (form, handler) {
-  form.addEventListener('submit', function (event) {
-    event.preventDefault();
-    handler(form);
-  });
-};
-/** A JSON call on a relative path; resolves {status, ok, body} (status 0: unreachable), never rejects. */
-var callApi = function (method, path, body) {
-  var init = { method: method, credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json' } };
-  if (body !== undefined) {
-    init.headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
-  return fetch(path, init).then(
-    function (res) {
-      return res.json().catch(function () { return null; }).then(function (json) {
-        return { status: res.status, ok: res.ok, body: json };
-      });
-    },
-    function () { return { status: 0, ok: false, body: null }; },
-  );
-};
-/** callApi with the form (if any) busy until the answer is in. */
-var callBusy = function (form, method, path, body) {
-  setBusy(form, true);
-  return callApi(method, path, body).then(function (answer) {
-    setBusy(form, false);
-    return answer;
-  });
-};
-/** The body of a successful answer when it is a JSON object (or array), else null. */
-var bodyOf = function (answer) {
-  return answer.ok && answer.body !== null && typeof answer.body === 'object' ? answer.body : null;
-};
-/** The sentence to show for a failed call: the server's message, else a generic one. */
-var problemOf = function (answer) {
-  if (answer.status === 0) return 'The server could not be reached.';
-  var body = answer.body;
-  if (body !== null && typeof body === 'object' && typeof body.message === 'string' && body.message !== '') return body.message;
-  return 'The request failed (' + answer.status + ').';
-};
-/**
- * Why this page can make no passkey, or '' when it can: WebAuthn exists only in a secure context
- * (https, or http on localhost), and not in every browser.
- */
-var passkeyContextProblem = function () {
-  if (window.isSecureContext === false) {
-    return 'No passkey can be made here: browsers make and use passkeys only over https (or on localhost), and this page was opened over plain http at ' + location.host + '.';
-  }
-  if (!window.PublicKeyCredential || !navigator.credentials) return 'This browser cannot make passkeys.';
-  return '';
-};
-var codeOf = function (answer) {
-  var body = answer.body;
-  return body !== null && typeof body === 'object' && typeof body.code === 'string' ? body.code : '';
-};
-/** A new element with an optional class and text (as text, never HTML). */
-var element = function (tag, className, text) {
-  var node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-};
-var button = function (text, className, onClick) {
-  var node = element('button', className, text);
-  node.type = 'button';
-  if (onClick) node.addEventListener('click', onClick);
-  return node;
-};
-var toBase64url = function (buffer) {
-  var bytes = new Uint8Array(buffer);
-  var text = '';
-  for (var i = 0; i < bytes.length; i += 1) text += String.fromCharCode(bytes[i]);
-  return btoa(text).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
-};
-var fromBase64url = function (text) {
-  var base64 = String(text).replace(/-/g, '+').replace(/_/g, '/');
-  var binary = atob(base64 + '===='.slice(base64.length % 4 || 4));
-  var bytes = new Uint8Array(binary.length);
-  for (var i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
-  return bytes.buffer;
-};
-/** WebAuthn L3 options JSON (creation or request) to what navigator.credentials takes: its byte fields as bytes. */
-var publicKeyOf = function (json) {
-  var options = {};
-  Object.keys(json).forEach(function (key) { options[key] = json[key]; });
-  options.challenge = fromBase64url(json.challenge);
-  if (json.user) options.user = Object.assign({}, json.user, { id: fromBase64url(json.user.id) });
-  ['allowCredentials', 'excludeCredentials'].forEach(function (key) {
-    if (!Array.isArray(json[key])) return;
-    options[key] = json[key].map(function (item) {
-      var descriptor = { type: 'public-key', id: fromBase64url(item.id) };
-      if (Array.isArray(item.transports)) descriptor.transports = item.transports;
-      return descriptor;
-    });
-  });
-  return options;
-};
-/** A PublicKeyCredential as RegistrationResponseJSON (it holds an attestation) or AuthenticationResponseJSON. */
-var credentialJsonOf = function (credential) {
-  var response = credential.response;
-  var json = { clientDataJSON: toBase64url(response.clientDataJSON) };
-  if (response.attestationObject) {
-    json.attestationObject = toBase64url(response.attestationObject);
-    json.transports = typeof response.getTransports === 'function' ? response.getTransports() : [];
-    // Optional in older browsers: the server reads the attestation object, these only mirror it.
-    if (response.getPublicKeyAlgorithm) json.publicKeyAlgorithm = response.getPublicKeyAlgorithm();
-    if (response.getAuthenticatorData) json.authenticatorData = toBase64url(response.getAuthenticatorData());
-    var publicKey = response.getPublicKey ? response.getPublicKey() : null;
-    if (publicKey !== null) json.publicKey = toBase64url(publicKey);
-  } else {
-    json.authenticatorData = toBase64url(response.authenticatorData);
-    json.signature = toBase64url(response.signature);
-    json.userHandle = response.userHandle ? toBase64url(response.userHandle) : null;
-  }
-  return {
-    id: credential.id,
-    rawId: toBase64url(credential.rawId),
-    type: credential.type,
-    response: json,
-    authenticatorAttachment: credential.authenticatorAttachment || null,
-    clientExtensionResults: {},
-  };
-};
-`;
-
 /** Builds a page once: the HTML, and frozen headers with its CSP. */
 export function buildPage(spec: PageSpec, sha256Base64: Sha256Base64): BuiltPage {
   const style = `${STYLE}${spec.style ?? ''}`;
-  const script = `\n'use strict';\n(function () {\n${spec.script}})();\n`;
+  const scripts = spec.scripts ?? [];
+  const scriptHashes = scripts.map((built) => `'${built.hash}'`);
+  const data = spec.data === undefined ? '' : `<script type="application/json" id="page-data">${scriptJson(spec.data)}</script>\n`;
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -278,14 +144,13 @@ export function buildPage(spec: PageSpec, sha256Base64: Sha256Base64): BuiltPage
 <main${spec.isWide === true ? ' class="wide"' : ''}>
 ${spec.body}
 </main>
-<script>${script}</script>
-</body>
+${data}${scripts.map((built) => `<script>${built.code}</script>\n`).join('')}</body>
 </html>
 `;
   const body = Buffer.from(html, 'utf8');
   const csp = [
     "default-src 'none'",
-    `script-src 'sha256-${sha256Base64(script)}'`,
+    `script-src ${scriptHashes.length > 0 ? scriptHashes.join(' ') : "'none'"}`,
     `style-src 'sha256-${sha256Base64(style)}'`,
     "connect-src 'self'",
     spec.allowDataImages === true ? 'img-src data:' : "img-src 'none'",

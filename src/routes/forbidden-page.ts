@@ -20,14 +20,14 @@ export type ForbiddenPage = (
   content: ForbiddenPageContent,
 ) => { readonly body: Buffer; readonly headers: Readonly<OutgoingHttpHeaders> };
 
-// The page is built once by the shell (its CSP, style and do-nothing script never change); only the
-// text between these markers differs per answer, escaped, so the CSP's hashes stay true.
+// The page is built once by the shell (its CSP and style never change); only the text between
+// these markers differs per answer, escaped, so the CSP's style hash stays true.
 const SLOT = '\u0000gatehouse-forbidden-slot\u0000';
 
 /**
  * The 403 a browser sees at the gate: who is signed in, what the page asks for that the account
- * lacks, and a link to sign in as someone else. No script of its own (only the shell's empty
- * wrapper, allowed by hash), nothing loaded; every piece of text from the account is escaped.
+ * lacks, and a link to sign in as someone else. No script (the CSP allows none), nothing loaded;
+ * every piece of text from the account is escaped.
  */
 export function buildForbiddenPage(
   sha256Base64: Sha256Base64,
@@ -39,7 +39,6 @@ export function buildForbiddenPage(
   const template = buildPage({
     title: 'Not allowed',
     body: `<h1>Not allowed</h1>\n${SLOT}${options.accountUrl === undefined ? '' : `\n<p class="muted"><a id="account" href="${escapeHtml(options.accountUrl)}">Your account</a></p>`}`,
-    script: '',
     style: 'ul.missing{margin:0 0 1rem;padding-left:1.25rem}',
   }, sha256Base64);
   const [before = '', after = ''] = template.body.toString('utf8').split(SLOT);

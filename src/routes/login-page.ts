@@ -1,6 +1,6 @@
-import { buildPage, PAGE_HELPERS, scriptJson, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
-import { signInBody, SIGN_IN_SCRIPT } from '../pages/sign-in.js';
-import { safeRedirectTarget } from './redirect-target.js';
+import { BUILT_SCRIPTS } from '../pages/built-scripts.js';
+import { buildPage, type BuiltPage, type Sha256Base64 } from '../pages/shell.js';
+import { signInBody } from '../pages/sign-in.js';
 
 interface LoginPageOptions {
   /** Hosts `rd` may point at besides the page's own origin (config: --allowed-redirect-hosts). */
@@ -21,16 +21,12 @@ interface LoginPageOptions {
 
 /**
  * The login page ({base}/login), built once at start-up by the page shell (pages/shell.ts): its
- * script has the allowed hosts and the cookie settings baked in first, and is allowed by hash in a CSP that loads nothing else.
+ * script (pages/browser/sign-in.entry.ts) is the same on every server and allowed by its hash, and
+ * reads the allowed hosts, the cookie settings and the site's name from the page's JSON data.
  */
 export function buildLoginPage(options: LoginPageOptions): BuiltPage {
-  const script = `
-var ALLOWED_HOSTS = ${scriptJson(options.allowedRedirectHosts)};
-var COOKIE_IS_SECURE = ${options.isCookieSecure === true};
-var COOKIE_DOMAIN = ${scriptJson(options.cookieDomain ?? null)};
-var PASSKEYS_OFFERED = ${options.isPasskeyOffered !== false};
-var SITE_NAME = ${scriptJson(options.siteName ?? null)};
-${safeRedirectTarget.toString()}
-${PAGE_HELPERS}${SIGN_IN_SCRIPT}`;
-  return buildPage({ title: 'Sign in', body: signInBody(options.accountUrl ?? 'gatehouse/account'), script }, options.sha256Base64);
+  const { allowedRedirectHosts: allowedHosts, isCookieSecure, cookieDomain, isPasskeyOffered, siteName } = options;
+  const data = { allowedHosts, cookieIsSecure: isCookieSecure === true, cookieDomain: cookieDomain ?? null, passkeysOffered: isPasskeyOffered !== false, siteName: siteName ?? null };
+  const body = signInBody(options.accountUrl ?? 'gatehouse/account');
+  return buildPage({ title: 'Sign in', body, scripts: [BUILT_SCRIPTS['pages/sign-in']], data }, options.sha256Base64);
 }

@@ -1,7 +1,8 @@
 import { endOnLogout } from '../auth/logout.js';
 import { isVisibleAscii } from '../http/header-value.js';
 import { sendStatic } from '../http/respond.js';
-import { buildPage, PAGE_HELPERS, type Sha256Base64 } from '../pages/shell.js';
+import { BUILT_SCRIPTS } from '../pages/built-scripts.js';
+import { buildPage, type Sha256Base64 } from '../pages/shell.js';
 import type { Route, RouteDeps } from './context.js';
 import { MAX_RD_LENGTH } from './forward.js';
 
@@ -22,7 +23,7 @@ const SIGNED_OUT = 'login?signed_out=1';
 export function logoutPageRoutes(
   deps: Pick<RouteDeps, 'revocations' | 'sessions' | 'cookies' | 'now'>, sha256Base64: Sha256Base64,
 ): Route[] {
-  const confirmPage = buildPage({ title: 'Sign out', body: CONFIRM_BODY, script: `${PAGE_HELPERS}${CONFIRM_SCRIPT}` }, sha256Base64);
+  const confirmPage = buildPage({ title: 'Sign out', body: CONFIRM_BODY, scripts: [BUILT_SCRIPTS['pages/sign-out']] }, sha256Base64);
   return [
     { method: 'GET', path: '/logout', access: 'signOutPage', body: 'none', async handler(ctx) {
       if (ctx.admission.isCrossSite) {
@@ -53,17 +54,4 @@ const CONFIRM_BODY = `
 <p id="message" class="message" role="alert" hidden></p>
 <button type="button" id="sign-out">Sign out</button>
 <p><a id="stay" class="button secondary" href="login">Stay signed in</a></p>
-`;
-
-// Same-origin from here: the API call carries the cookie and passes the cross-site rule.
-const CONFIRM_SCRIPT = `
-var rd = new URLSearchParams(location.search).get('rd');
-var login = rd ? 'login?rd=' + encodeURIComponent(rd) : 'login';
-byId('stay').href = login;
-byId('sign-out').addEventListener('click', function () {
-  callApi('GET', 'api/auth/logout').then(function (answer) {
-    if (answer.ok || answer.status === 401) location.assign(rd ? 'login?signed_out=1&rd=' + encodeURIComponent(rd) : 'login?signed_out=1');
-    else say(byId('message'), problemOf(answer), '');
-  });
-});
 `;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Script } from 'node:vm';
+import { BUILT_SCRIPTS } from '../../src/pages/built-scripts.js';
 import { assertError } from '../helpers/api.js';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
 
@@ -34,12 +35,19 @@ describe('GET {base}/gatehouse/account', () => {
     assert.match(page.text, /^<!doctype html>/);
   });
 
-  it('allows its one script and style by hash, fetches to its own origin, and images only as data: (the QR code)', () => {
+  it('allows its script built from pages/browser/account.entry.ts by its build-time hash, its style by hash, fetches to its own origin, and images only as data: (the QR code)', () => {
+    const built = BUILT_SCRIPTS['pages/account'];
+    assert.equal(scriptOf(page.text), built.code);
+    assert.equal(built.hash, `sha256-${sha256(built.code)}`);
     const csp = String(page.headers['content-security-policy']);
     assert.equal(
       csp,
-      `default-src 'none'; script-src 'sha256-${sha256(scriptOf(page.text))}'; style-src 'sha256-${sha256(styleOf(page.text))}'; connect-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+      `default-src 'none'; script-src '${built.hash}'; style-src 'sha256-${sha256(styleOf(page.text))}'; connect-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     );
+  });
+
+  it('tells its script whether passkeys are offered as JSON data', () => {
+    assert.deepEqual(JSON.parse(only(/<script type="application\/json" id="page-data">([^<]*)<\/script>/g, page.text)), { passkeysOffered: true });
   });
 
   it('loads nothing from anywhere and has no inline handler', () => {
@@ -55,11 +63,11 @@ describe('GET {base}/gatehouse/account', () => {
     const script = scriptOf(page.text);
     assert.doesNotThrow(() => new Script(script));
     for (const path of ['account', 'account/password', 'account/totp', 'account/totp/confirm', 'account/totp/disable', 'account/passkeys/options', 'account/passkeys', 'account/passkeys/', 'account/tokens', 'account/tokens/', 'account/logout-everywhere']) {
-      assert.ok(script.includes(`'../api/auth/${path}'`), path);
+      assert.ok([`"../api/auth/${path}"`, `\`../api/auth/${path}`].some((quoted) => script.includes(quoted)), path);
     }
-    assert.ok(script.includes("'../login?rd='"));
+    assert.ok(script.includes('`../login?rd='));
     assert.doesNotMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
-    assert.doesNotMatch(script.replace(/'\.\.\/(api\/auth|login)[^']*'/g, ''), /'\/?api\//, 'no path but relative ones');
+    assert.doesNotMatch(script.replace(/["`]\.\.\/(api\/auth|login)[^"`]*["`]/g, ''), /["'`]\/?api\//, 'no path but relative ones');
   });
 
   it('says where a machine token passes: every gate but one asking for two factors without tokens=1 (as the gate judges, test/api/machine-tokens.test.ts)', () => {

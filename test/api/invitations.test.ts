@@ -11,6 +11,7 @@ import { createTokenCodec } from '../../src/auth/jwt.js';
 import { totpCode } from '../../src/totp/codes.js';
 import { InvitationInvalid, ResetLinkInvalid } from '../../src/errors.js';
 import { MAX_OPEN_LINKS } from '../../src/invitations/link-file.js';
+import { BUILT_SCRIPTS } from '../../src/pages/built-scripts.js';
 import { claimsOf, createUser, login, startPopulatedServer, uniqueName, verify, type TestUser } from '../helpers/api.js';
 import { addPasskey, HEADERS, newAuthenticator, signIn as passkeySignIn } from '../helpers/passkeys.js';
 import { startTestServer, TEST_SECRET, type TestResponse, type TestServer } from '../helpers/server.js';
@@ -189,6 +190,16 @@ describe('invitations', () => {
       assert.match(String(page.headers['content-security-policy']), /default-src 'none'; script-src 'sha256-/);
       assert.match(page.text, /<main>/);
     }
+  });
+
+  it('runs on the join and reset pages the scripts built from invitations/browser/, allowed by their build-time hashes', async () => {
+    for (const [path, built] of [['/gatehouse/join', BUILT_SCRIPTS['invitations/join']], ['/gatehouse/reset', BUILT_SCRIPTS['invitations/reset']]] as const) {
+      const page = await server.request({ path, headers: { accept: 'text/html' } });
+      assert.deepEqual([...page.text.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]), [built.code], path);
+      assert.match(String(page.headers['content-security-policy']), new RegExp(`; script-src '${built.hash.replace(/[+/]/g, '\\$&')}'; `), path);
+    }
+    const join = await server.request({ path: '/gatehouse/join', headers: { accept: 'text/html' } });
+    assert.match(join.text, /<script type="application\/json" id="page-data">\{"passkeysOffered":true\}<\/script>/);
   });
 });
 

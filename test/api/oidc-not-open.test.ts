@@ -54,7 +54,8 @@ describe('an app not open to the signed-in account', () => {
     assert.ok(response.text.includes('Media &lt;b&gt;&quot;&amp;&#39; app'), response.text);
     assert.ok(!response.text.includes('<b>"'));
     assert.match(response.text, /is not open to your account/);
-    assert.match(String(response.headers['content-security-policy']), /script-src 'sha256-[^']+'; /);
+    assert.match(String(response.headers['content-security-policy']), /script-src 'none'; /);
+    assert.doesNotMatch(response.text, /<script/);
   });
 
   it('"Back to the app" returns access_denied to the registered redirect URI, with the state and iss', async () => {

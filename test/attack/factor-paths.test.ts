@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeBase32 } from '../../src/totp/base32.js';
 import { totpCode } from '../../src/totp/codes.js';
+import { BUILT_SCRIPTS } from '../../src/pages/built-scripts.js';
 import { assertError, claimsOf, createUser, login, startPopulatedServer, updateUser, type TestUser } from '../helpers/api.js';
 import { addPasskey, HEADERS, newAuthenticator, signIn } from '../helpers/passkeys.js';
 import { FLAGS } from '../helpers/soft-authenticator.js';
@@ -237,6 +238,9 @@ describe('changes another site starts', () => {
       assert.equal(page.status, 200);
       assert.match(String(page.headers['content-type']), /^text\/html/);
       assert.match(page.text, /<button[^>]*id="sign-out"/);
+      // Its script is the one built from pages/browser/sign-out.entry.ts, allowed by its build-time hash.
+      assert.ok(page.text.includes(`<script>${BUILT_SCRIPTS['pages/sign-out'].code}</script>`));
+      assert.ok(String(page.headers['content-security-policy']).includes(`script-src '${BUILT_SCRIPTS['pages/sign-out'].hash}';`));
       assert.equal(page.headers['set-cookie'], undefined);
       assert.equal((await server.request({ path: '/api/auth/verify', token: user.token })).status, 200);
     }

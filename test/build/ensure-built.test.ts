@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const COPIED = ['package.json', 'package-lock.json', 'tsconfig.build.json', 'scripts/build.mjs', 'scripts/build-stamp.mjs', 'scripts/build-single-file.mjs', 'scripts/ensure-built.mjs'];
+const COPIED = ['package.json', 'package-lock.json', 'tsconfig.build.json', 'scripts/build.mjs', 'scripts/build-stamp.mjs', 'scripts/build-single-file.mjs', 'scripts/build-page-scripts.mjs', 'scripts/ensure-built.mjs'];
 const TSCONFIG = { compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', types: [], strict: true, skipLibCheck: true, noEmit: true }, include: ['src'] };
 
 describe('building once: npm scripts build only a missing or stale dist/', () => {
@@ -31,6 +31,9 @@ describe('building once: npm scripts build only a missing or stale dist/', () =>
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     writeFileSync(join(dir, 'src', 'cli.ts'), 'export const version: number = 1;\n');
     writeFileSync(join(dir, 'src', 'gone.ts'), 'export const gone = true;\n');
+    // No page scripts: the build's page-scripts step finds none, as this declaration says.
+    mkdirSync(join(dir, 'src', 'pages'));
+    writeFileSync(join(dir, 'src', 'pages', 'built-scripts.d.ts'), 'type ScriptName = never;\nexport declare const BUILT_SCRIPTS: Readonly<Record<ScriptName, string>>;\n');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 

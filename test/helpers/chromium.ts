@@ -24,6 +24,25 @@ interface Pending {
   readonly timer: NodeJS.Timeout;
 }
 
+/** A request the tab made, as answerRequests saw it. */
+export interface SeenRequest {
+  readonly url: string;
+  readonly method: string;
+  /** The body, for a request that has one. */
+  readonly postData: string | undefined;
+  /** Document, Script, Fetch, XHR, Image… */
+  readonly resourceType: string;
+  /** Its headers as the page set them, names as given. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A response answerRequests gives instead of the network's; status 0: the connection is refused. */
+export interface CannedResponse {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string | number>>;
+  readonly body: string | Buffer;
+}
+
 /** Something the page reported that a test may want to assert is absent: an error, a CSP violation. */
 export interface PageProblem {
   readonly source: string;
@@ -306,6 +325,42 @@ export class Page {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`no matching page within ${timeoutMs} ms; last loaded ${seen}; navigations: ${this.navigations.join(' -> ')}`);
+  }
+
+  /** Every request the tab made since answerRequests, in order. */
+  readonly requests: SeenRequest[] = [];
+
+  /**
+   * From now on this tab's requests are answered here (the Fetch domain, before anything is sent):
+   * `answer` gives the response, or undefined to let the request go on to the network. No DNS and no
+   * TLS happen for an answered request, so a page can be served at https://any.name/ (a secure
+   * context) from bytes a test holds. Every request is recorded in `requests`.
+   */
+  async answerRequests(answer: (request: SeenRequest) => CannedResponse | undefined): Promise<void> {
+    this.#browser.onEvent((method, params, eventSessionId) => {
+      if (eventSessionId !== this.sessionId || method !== 'Fetch.requestPaused') return;
+      const request = params['request'] as Json;
+      const seen: SeenRequest = {
+        url: String(request['url']),
+        method: String(request['method']),
+        postData: typeof request['postData'] === 'string' ? request['postData'] : undefined,
+        resourceType: String(params['resourceType']),
+        headers: (request['headers'] as Record<string, string> | undefined) ?? {},
+      };
+      this.requests.push(seen);
+      const response = answer(seen);
+      const requestId = params['requestId'];
+      const reply = response === undefined
+        ? this.send('Fetch.continueRequest', { requestId })
+        : response.status === 0 ? this.send('Fetch.failRequest', { requestId, errorReason: 'ConnectionRefused' }) : this.send('Fetch.fulfillRequest', {
+          requestId,
+          responseCode: response.status,
+          responseHeaders: Object.entries(response.headers ?? {}).map(([name, value]) => ({ name, value: String(value) })),
+          body: Buffer.from(response.body).toString('base64'),
+        });
+      void reply.catch(() => undefined); // the tab may have gone on or closed meanwhile
+    });
+    await this.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
   }
 
   /** Sets the viewport: `width` CSS pixels wide (a phone's when `isMobile`), then lets the page lay out again. */

@@ -110,6 +110,6 @@ describe('the npm scripts that run dist/', () => {
       if (!script.includes('--no-check')) continue;
       assert.match(script, /^npm run typecheck && node scripts\/ensure-built\.mjs --no-check && /, `${name} builds unchecked without checking first`);
     }
-    assert.match(scripts['typecheck'] ?? '', /tsc --noEmit -p tsconfig\.json$/, 'the typecheck covers src/ (tsconfig.json)');
+    assert.match(scripts['typecheck'] ?? '', /^tsc --noEmit -p tsconfig\.json && tsc --noEmit -p tsconfig\.browser\.json$/, 'the typecheck covers src/ (tsconfig.json) and the pages\' browser code (tsconfig.browser.json)');
   });
 });

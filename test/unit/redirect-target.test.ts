@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { safeRedirectTarget } from '../../src/routes/redirect-target.js';
+import { safeRedirectTarget } from '../../src/pages/browser/redirect-target.js';
 
 const PAGE = 'https://auth.example/login?rd=whatever';
 const ALLOWED = ['app.example', '[::1]', '10.0.0.5'];

@@ -13,7 +13,7 @@ interface NotOpenContent {
 
 type NotOpenPage = (content: NotOpenContent) => { readonly body: Buffer; readonly headers: Readonly<OutgoingHttpHeaders> };
 
-// Built once by the shell (its CSP, style and empty script never change); only the text at the slot
+// Built once by the shell (its CSP and style never change; no script); only the text at the slot
 // differs per answer, escaped, so the CSP's hashes stay true.
 const SLOT = '\u0000gatehouse-not-open-slot\u0000';
 
@@ -28,7 +28,6 @@ export function buildNotOpenPage(sha256Base64: Sha256Base64): NotOpenPage {
   const template = buildPage({
     title: 'Not open to this account',
     body: `<h1>Not open to this account</h1>\n${SLOT}`,
-    script: '',
     style: '.choices{display:flex;flex-wrap:wrap;gap:.5rem 1.25rem;align-items:center}.choices a.primary{display:inline-block;padding:.55rem 1rem;border-radius:4px;background:#3465d9;color:#fff;font-weight:600;text-decoration:none}',
   }, sha256Base64);
   const [before = '', after = ''] = template.body.toString('utf8').split(SLOT);

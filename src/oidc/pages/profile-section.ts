@@ -1,8 +1,10 @@
+import { BUILT_SCRIPTS } from '../../pages/built-scripts.js';
 import type { PageSection } from '../../pages/shell.js';
 
 // The account page's "Name and e-mail" section, there only when Gatehouse is an OpenID Connect
 // provider: what apps signed in through it receive as `name` and `email`
 // (docs/contract/oidc.md "Accounts"). An address its owner sets is not verified; one an administrator set is.
+// Its script is browser/profile-section.entry.ts.
 
 export const PROFILE_SECTION: PageSection = {
   body: `
@@ -20,21 +22,5 @@ export const PROFILE_SECTION: PageSection = {
 <p id="profile-message" class="message" role="alert" hidden></p>
 </section>
 `,
-  // Uses the account page's helpers (change, onAccount): an empty field removes the value.
-  script: `
-(function () {
-  var form = byId('profile-form');
-  onAccount.push(function (account) {
-    form.elements.name.value = typeof account.name === 'string' ? account.name : '';
-    form.elements.email.value = typeof account.email === 'string' ? account.email : '';
-    byId('profile-verified').hidden = account.emailVerified !== true;
-  });
-  onSubmit(form, function () {
-    var name = form.elements.name.value.trim();
-    var email = form.elements.email.value.trim();
-    var body = { name: name === '' ? null : name, email: email === '' ? null : email };
-    change(form, byId('profile-message'), 'PATCH', '../api/auth/account', body, 'Saved.');
-  });
-})();
-`,
+  built: BUILT_SCRIPTS['oidc/pages/profile-section'],
 };

@@ -1,4 +1,5 @@
-import { buildPage, escapeHtml, PAGE_HELPERS, type BuiltPage, type Sha256Base64 } from '../../pages/shell.js';
+import { BUILT_SCRIPTS } from '../../pages/built-scripts.js';
+import { buildPage, escapeHtml, type BuiltPage, type Sha256Base64 } from '../../pages/shell.js';
 
 // The provider's own pages, built on the shell like every other page (one look, one strict CSP).
 
@@ -14,7 +15,7 @@ export function buildNoRedirectPage(reason: string, sha256Base64: Sha256Base64):
 <p>The app that sent you here is not set up with Gatehouse as it asks, or the link was changed on the way. Nothing was sent back to the app.</p>
 <p class="muted">If this keeps happening, tell whoever runs Gatehouse which app you came from.</p>
 `;
-  return buildPage({ title: 'Sign-in link not valid', body, script: '' }, sha256Base64);
+  return buildPage({ title: 'Sign-in link not valid', body }, sha256Base64);
 }
 
 /** After a logout an app asked for with a valid id_token_hint and no place to return to. */
@@ -24,13 +25,14 @@ export function buildSignedOutPage(sha256Base64: Sha256Base64): BuiltPage {
 <p class="message done">You are signed out of Gatehouse.</p>
 <p><a class="button" href="../login">Sign in again</a></p>
 `;
-  return buildPage({ title: 'Signed out', body, script: '' }, sha256Base64);
+  return buildPage({ title: 'Signed out', body }, sha256Base64);
 }
 
 /**
  * RP-Initiated Logout 1.0 section 2 without a valid id_token_hint: anyone could have sent the browser
  * here, so the person confirms. The server has already checked the query (a post_logout_redirect_uri
- * it holds is registered for the client it names), so the script may return there afterwards.
+ * it holds is registered for the client it names), so the script (browser/logout-confirm.entry.ts)
+ * may return there afterwards.
  */
 export function buildLogoutConfirmPage(sha256Base64: Sha256Base64): BuiltPage {
   const body = `
@@ -40,28 +42,5 @@ export function buildLogoutConfirmPage(sha256Base64: Sha256Base64): BuiltPage {
 <button type="button" id="sign-out">Sign out</button>
 <p id="done" class="message done" hidden>You are signed out of Gatehouse.</p>
 `;
-  const script = `${PAGE_HELPERS}
-var query = new URLSearchParams(location.search);
-var back = query.get('post_logout_redirect_uri');
-var state = query.get('state');
-var signOut = byId('sign-out');
-signOut.addEventListener('click', function () {
-  signOut.disabled = true;
-  callApi('GET', '../api/auth/logout').then(function (answer) {
-    // 401: there was no session to end; the person is signed out either way.
-    if (!answer.ok && answer.status !== 401) {
-      signOut.disabled = false;
-      return say(byId('message'), problemOf(answer));
-    }
-    if (back) {
-      var target = back;
-      if (state) target += (back.indexOf('?') >= 0 ? '&' : '?') + 'state=' + encodeURIComponent(state);
-      return location.replace(target);
-    }
-    signOut.hidden = true;
-    byId('done').hidden = false;
-  });
-});
-`;
-  return buildPage({ title: 'Sign out', body, script }, sha256Base64);
+  return buildPage({ title: 'Sign out', body, scripts: [BUILT_SCRIPTS['oidc/pages/logout-confirm']] }, sha256Base64);
 }

@@ -1,8 +1,8 @@
 /**
  * Where the login page sends the browser after a login: `rd` resolved against the page, when
  * it is http(s) on the page's own origin or on an allowed host (exact host name, any port) and
- * carries no user name or password; otherwise "/". The login page embeds this function's own
- * source, so it must stay self-contained: no imports, no helpers, no inner functions.
+ * carries no user name or password; otherwise "/". The sign-in page's script (sign-in.entry.ts)
+ * runs it; it uses nothing of the DOM's, so test/unit/redirect-target.test.ts runs it in Node too.
  */
 export function safeRedirectTarget(rd: string | null, pageHref: string, allowedHosts: readonly string[]): string {
   if (typeof rd !== 'string' || rd === '') return '/';
