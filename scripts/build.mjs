@@ -8,7 +8,7 @@
 //                                       src/, test/ and scripts/): the output is the same, as
 //                                       isolatedModules makes every file's output its own.
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { sourcesHash, STAMP_PATH } from './build-stamp.mjs';
@@ -34,4 +34,7 @@ for (const args of STEPS) {
   const status = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' }).status;
   if (status !== 0) process.exit(status ?? 1);
 }
+// package.json's bin: npm marks it executable only when it exists at install time, and on a fresh
+// clone `npm install` runs before the first build, so `npx gatehouse` would meet a file it may not run.
+chmodSync(join(root, 'dist', 'cli.js'), 0o755);
 writeFileSync(join(root, STAMP_PATH), `${hash}\n`);
