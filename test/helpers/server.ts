@@ -38,6 +38,8 @@ export interface RequestOptions {
   readonly token?: string;
   /** A keep-alive agent for tests that send thousands of requests; by default a connection per request. */
   readonly agent?: Agent;
+  /** How long the answer may take before the request fails (10 s by default). */
+  readonly timeoutMs?: number;
 }
 
 export interface TestResponse {
@@ -120,7 +122,7 @@ export function sendRequest(port: number, options: RequestOptions): Promise<Test
   }
   if (options.token !== undefined) headers['cookie'] = `jwt=${options.token}`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: options.agent ?? false, timeout: 10_000 }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: options.agent ?? false, timeout: options.timeoutMs ?? 10_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
