@@ -38,6 +38,8 @@ export interface RequestOptions {
   readonly token?: string;
   /** A keep-alive agent for tests that send thousands of requests; by default a connection per request. */
   readonly agent?: Agent;
+  /** Aborting it destroys the request: the server sees its client leave. */
+  readonly signal?: AbortSignal;
   /** How long the answer may take before the request fails (10 s by default). */
   readonly timeoutMs?: number;
 }
@@ -122,7 +124,7 @@ export function sendRequest(port: number, options: RequestOptions): Promise<Test
   }
   if (options.token !== undefined) headers['cookie'] = `jwt=${options.token}`;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: options.agent ?? false, timeout: options.timeoutMs ?? 10_000 }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers, agent: options.agent ?? false, timeout: options.timeoutMs ?? 10_000, ...(options.signal === undefined ? {} : { signal: options.signal }) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
