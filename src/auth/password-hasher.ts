@@ -157,17 +157,16 @@ export function createScryptPool(size: number) {
         if (idle === undefined) waiting.push(job);
         else runOn(idle, job);
       }),
-    /** Ends the workers; pending and later jobs are refused. */
+    // Refuses every job and ends the workers, unawaited: a running scrypt cannot be cut short
+    // (terminate() waits for it) and a refused one writes nothing, so no shutdown need wait.
     async close(): Promise<void> {
       isClosed = true;
       const closed = new Error('the scrypt pool is closed');
       for (const job of waiting.splice(0)) job.reject(closed);
-      await Promise.all(
-        slots.splice(0).map((slot) => {
-          slot.job?.reject(closed);
-          return slot.worker.terminate();
-        }),
-      );
+      for (const slot of slots.splice(0)) {
+        slot.job?.reject(closed);
+        void slot.worker.terminate();
+      }
     },
   };
 }

@@ -84,6 +84,24 @@ describe('scrypt pool', () => {
     await workers[index]?.terminate();
   }
 
+  // A running scrypt cannot be interrupted (terminate() waits for it), and a hash whose job is
+  // refused writes nothing: a shutdown waiting for it would take it for a write still in flight.
+  it('settles close() at once while a hash is under way: its job is refused, its worker ends later', () =>
+    withWatchedPool(async (pool, workers) => {
+      await pool.derive(job('first'));
+      // The last announced: a worker an earlier test's pool is still ending may come before it.
+      const worker = workers.at(-1);
+      assert.ok(worker !== undefined);
+      let hasExited = false;
+      const exited = once(worker, 'exit').then(() => (hasExited = true));
+      // Sent to the idle worker, which is online: the 64 MiB hash starts as soon as it arrives.
+      const inFlight = assert.rejects(pool.derive(slowJob()), /closed/);
+      await pool.close();
+      assert.equal(hasExited, false, 'close() waited for the worker to end');
+      await inFlight;
+      await within(exited, 20_000, "the worker's end");
+    }));
+
   it('runs the job of a worker that dies mid-hash once more, on a new worker', () =>
     withWatchedPool(async (pool, workers) => {
       const inFlight = pool.derive(slowJob());
