@@ -8,7 +8,9 @@
 // and the directory is removed either way. Files run as many at a time as the machine has cores:
 // node's default keeps one core for its runner, which only waits, so on two cores one file ran at
 // a time and a core sat idle whenever that file waited on a child (the built service, a browser,
-// a container) or a timer. Tests that run many cells inside one test (the access matrix) tally them
+// a container) or a timer. The files known to take longest start first (LONGEST_FIRST), the rest
+// in path order: node starts files in the order given, and a long file started last would keep one
+// worker busy while the other sits idle at the end. Tests that run many cells inside one test (the access matrix) tally them
 // in a file of the runner's (test/helpers/tally.ts): their sum is printed after the test runner's
 // own count of tests.
 import { spawnSync } from 'node:child_process';
@@ -18,6 +20,26 @@ import { join, relative } from 'node:path';
 import { buildPageScripts } from './build-page-scripts.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+
+// The slowest files of `npm test`, slowest first (their suites' durations in a full run, summed
+// over both workers). A file listed here that no longer exists is only named in the output: the
+// order is a matter of time, never of what runs.
+const LONGEST_FIRST = [
+  'test/attack/login-storm.test.ts',
+  'test/cli/cli-users.test.ts',
+  'test/unit/oidc-signing-keys.test.ts',
+  'test/cli/oidc-commands.test.ts',
+  'test/durability/crash.test.ts',
+  'test/durability/lock.test.ts',
+  'test/durability/recovery.test.ts',
+  'test/build/ensure-built.test.ts',
+  'test/cli/oidc-clients-edit.test.ts',
+  'test/cli/cli-access.test.ts',
+  'test/cli/doctor.test.ts',
+  'test/durability/graceful-stop.test.ts',
+  'test/cli/cli-serve.test.ts',
+  'test/cli/docs-commands.test.ts',
+];
 const args = process.argv.slice(2);
 const SUITES_DIR = join(root, 'test', 'suites');
 
@@ -53,6 +75,13 @@ if (args[0] === '--suite') {
   files = args.length > 0 ? args : findTests(join(root, 'test'), SUITES_DIR);
 }
 files.sort();
+const rank = (file) => {
+  const index = LONGEST_FIRST.indexOf(file);
+  return index < 0 ? LONGEST_FIRST.length : index;
+};
+files.sort((a, b) => rank(a) - rank(b));
+const gone = args.length === 0 ? LONGEST_FIRST.filter((file) => !existsSync(join(root, file))) : [];
+if (gone.length > 0) console.log(`scripts/run-tests.mjs LONGEST_FIRST names files that are gone: ${gone.join(', ')}`);
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
