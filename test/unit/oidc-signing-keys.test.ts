@@ -2,7 +2,7 @@
 // rotated with the old public keys kept for an id_token's lifetime, and refused (never rewritten)
 // when it cannot be used.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -20,6 +20,22 @@ after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true
 async function dataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'gatehouse-oidc-keys-'));
   dirs.push(dir);
+  return dir;
+}
+
+// An RSA key takes a good part of a second to make under load, and each rotation makes one: the
+// tests of rotating or refusing a keys file start from a copy of one made once (the tests of
+// making keys make their own).
+const madeOnce = (async () => {
+  const dir = await dataDir();
+  await loadOrCreateSigningKeys(realFileSystem, dir, NOW);
+  return dir;
+})();
+
+/** A data directory holding a copy of the keys file made once, at NOW. */
+async function dataDirWithKeys(): Promise<string> {
+  const dir = await dataDir();
+  await copyFile(join(await madeOnce, SIGNING_KEYS_FILE), join(dir, SIGNING_KEYS_FILE));
   return dir;
 }
 
@@ -63,7 +79,7 @@ describe('loadOrCreateSigningKeys', () => {
 
 describe('rotateSigningKeys', () => {
   it('puts new keys in force and keeps the old public keys until every id_token they signed has expired', async () => {
-    const dir = await dataDir();
+    const dir = await dataDirWithKeys();
     const before = await loadOrCreateSigningKeys(realFileSystem, dir, NOW);
     const oldToken = signJwt(before.signingKey('RS256'), { sub: 'a' });
     const { added, retired } = await rotateSigningKeys(realFileSystem, dir, NOW + 100);
@@ -79,8 +95,7 @@ describe('rotateSigningKeys', () => {
   });
 
   it('drops the private half of a retired key from the file at once', async () => {
-    const dir = await dataDir();
-    await loadOrCreateSigningKeys(realFileSystem, dir, NOW);
+    const dir = await dataDirWithKeys();
     await rotateSigningKeys(realFileSystem, dir, NOW + 1);
     const keys = await storedKeys(dir);
     assert.equal(keys.length, 4);
@@ -93,8 +108,7 @@ describe('rotateSigningKeys', () => {
   });
 
   it('forgets retired keys at the next rotation once they are no longer kept', async () => {
-    const dir = await dataDir();
-    await loadOrCreateSigningKeys(realFileSystem, dir, NOW);
+    const dir = await dataDirWithKeys();
     await rotateSigningKeys(realFileSystem, dir, NOW + 1);
     await rotateSigningKeys(realFileSystem, dir, NOW + 2);
     assert.equal((await storedKeys(dir)).length, 6);
@@ -103,8 +117,7 @@ describe('rotateSigningKeys', () => {
   });
 
   it('keeps the file one it would load after many rotations within an id_token\'s lifetime, the newest retired keys kept', async () => {
-    const dir = await dataDir();
-    await loadOrCreateSigningKeys(realFileSystem, dir, NOW);
+    const dir = await dataDirWithKeys();
     let lastRetired: readonly string[] = [];
     for (let rotation = 1; rotation <= 34; rotation += 1) {
       ({ retired: lastRetired } = await rotateSigningKeys(realFileSystem, dir, NOW + rotation));
@@ -140,8 +153,7 @@ describe('a keys file that cannot be used', () => {
   ];
   for (const [name, edit] of cases) {
     it(`refuses ${name} at start, naming the file, and leaves it as it was`, async () => {
-      const dir = await dataDir();
-      await loadOrCreateSigningKeys(realFileSystem, dir, NOW);
+      const dir = await dataDirWithKeys();
       const edited = edit(await storedKeys(dir));
       const text = typeof edited === 'string' ? edited : JSON.stringify(edited);
       await writeFile(join(dir, SIGNING_KEYS_FILE), text, { mode: 0o600 });
