@@ -1,5 +1,6 @@
-// Runs test files with node's test runner through tsx. Node 20's --test takes no globs, so the
-// files are found here.
+// Runs test files with node's test runner. Node 20's --test takes no globs, so the files are found
+// here. The TypeScript of src/ and test/ is compiled once, up front, and the tests load it through
+// scripts/test-loader.mjs rather than each test process starting tsx.
 //   node scripts/run-tests.mjs                  every test/**/*.test.ts except test/suites/
 //   node scripts/run-tests.mjs --suite NAME     test/suites/NAME/**/*.test.ts: suites that need
 //                                               outside programs (nginx, Caddy, Chromium, root)
@@ -18,6 +19,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { buildPageScripts } from './build-page-scripts.mjs';
+import { compileForTests } from './test-loader.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -86,17 +88,21 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-// The pages' scripts as the sources are now: the server the tests start through tsx imports them.
+// The pages' scripts as the sources are now: the server the tests start imports them.
 await buildPageScripts(root);
 const testTmp = mkdtempSync(join(tmpdir(), 'gatehouse-tests-'));
 const tallyDir = mkdtempSync(join(tmpdir(), 'gatehouse-tally-'));
 const tallyFile = join(tallyDir, 'cells');
+const compiledDir = mkdtempSync(join(tmpdir(), 'gatehouse-compiled-'));
 let status;
 try {
-  const env = { ...process.env, TMPDIR: testTmp, GATEHOUSE_TEST_TALLY: tallyFile };
-  status = spawnSync(process.execPath, ['--import', 'tsx', `--test-concurrency=${availableParallelism()}`, '--test', ...files], { cwd: root, stdio: 'inherit', env }).status ?? 1;
+  await compileForTests(compiledDir);
+  const env = { ...process.env, TMPDIR: testTmp, GATEHOUSE_TEST_TALLY: tallyFile, GATEHOUSE_TEST_COMPILED: compiledDir };
+  const loader = join(root, 'scripts', 'test-loader.mjs');
+  status = spawnSync(process.execPath, ['--import', loader, `--test-concurrency=${availableParallelism()}`, '--test', ...files], { cwd: root, stdio: 'inherit', env }).status ?? 1;
   printTally(tallyFile);
-  // tsx keeps its compile cache in the temp directory (tsx-UID): that one is not a test's.
+  // tsx (which some tests start children with) keeps its compile cache in the temp directory
+  // (tsx-UID): that one is not a test's.
   const left = readdirSync(testTmp).filter((name) => !/^tsx-\d+$/.test(name));
   if (left.length > 0) {
     console.error(`the tests left ${left.length} entries in their temp directory: ${left.sort().join(', ')}`);
@@ -105,5 +111,6 @@ try {
 } finally {
   rmSync(testTmp, { recursive: true, force: true });
   rmSync(tallyDir, { recursive: true, force: true });
+  rmSync(compiledDir, { recursive: true, force: true });
 }
 process.exit(status);
