@@ -8,7 +8,7 @@
 // scripts/build.mjs runs it first; scripts/run-tests.mjs runs it before the tests (it takes well
 // under a second), so tests run through tsx always get the scripts as the sources are now.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
 
@@ -80,7 +80,10 @@ ${lines.join('\n')}
   const targets = [BUILT_SCRIPTS_PATH, ...(toDist ? [`dist/${BUILT_SCRIPTS_PATH.slice('src/'.length)}`] : [])];
   for (const target of targets) {
     mkdirSync(dirname(join(root, target)), { recursive: true });
-    writeFileSync(join(root, target), module);
+    // Unchanged output is not written again: a test run beside another (CI runs the containers
+    // suite beside the others) must never see the file half-written while a server imports it.
+    const path = join(root, target);
+    if (!existsSync(path) || readFileSync(path, 'utf8') !== module) writeFileSync(path, module);
   }
   return names;
 }
