@@ -29,13 +29,12 @@
 //        --rung answer --rung request --rung mac --rung log --rounds 15 --seconds 1
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, copyFileSync } from 'node:fs';
-import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { commandOf, cpuMicrosPerRequest, cpuTicksOf } from './cpu-time.mjs';
+import { CLIENT, freePort, request, tokenOf } from './http-client.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -87,31 +86,6 @@ function start(cpus, command, args, options) {
   return child;
 }
 
-function freePort() {
-  return new Promise((ok) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => ok(port));
-    });
-  });
-}
-
-function request(url, { method = 'GET', headers = {}, body } = {}) {
-  return new Promise((ok, fail) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = http.request(url, { method, agent: false, headers: payload === undefined ? headers : { 'content-type': 'application/json', 'content-length': payload.length, ...headers } });
-    req.on('response', (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => ok({ status: res.statusCode, headers: res.headers, body: text }));
-    });
-    req.on('error', fail);
-    req.end(payload);
-  });
-}
-
-const tokenOf = (res) => /^jwt=([^;]+)/.exec([res.headers['set-cookie'] ?? []].flat()[0] ?? '')?.[1];
-const CLIENT = { client: 'rTorrent', type: 'socket', version: 1, socket: '/s' };
 
 async function startBuild(label, distPath) {
   const app = join(temp, label);
