@@ -11,9 +11,9 @@ import ts from 'typescript';
 
 /** Each capability an operator may leave unused, a folder under src/ with its routes, rules and checks. */
 export const FEATURES = Object.freeze([
-  { folder: 'src/passkeys/', holds: 'WebAuthn by hand (CBOR, COSE, the relying party\'s checks, challenges, decoys), the passkey routes, the stored passkeys\' checks and rules' },
-  { folder: 'src/totp/', holds: 'RFC 6238 codes and recovery codes, the seed\'s seal and the seal key, the sign-in\'s code step, the account\'s TOTP routes, base32, the QR encoder' },
-  { folder: 'src/sessions/', holds: 'the routes that list and end sessions (the records, and the check every request makes of them, are the core\'s)' },
+  { folder: 'src/passkeys/', holds: 'WebAuthn by hand (CBOR, COSE, the relying party\'s checks, challenges, decoys), the passkey routes, the stored passkeys\' checks and rules, the account page\'s passkeys section' },
+  { folder: 'src/totp/', holds: 'RFC 6238 codes and recovery codes, the seed\'s seal and the seal key, the sign-in\'s code step, the account\'s TOTP routes, base32, the QR encoder, the account page\'s authenticator app section' },
+  { folder: 'src/sessions/', holds: 'the routes that list and end sessions (the records, and the check every request makes of them, are the core\'s), the account page\'s sessions section' },
   { folder: 'src/invitations/', holds: 'single-use links that make an account or set a new password: their file, routes, pages and commands' },
   { folder: 'src/oidc/', holds: 'the OpenID Connect provider: clients, codes, signing keys, its routes, pages and commands', offUnless: '--public-url' },
   { folder: 'src/cli/', holds: 'the commands: `serve`, the offline `users`, `tokens` and `secret`, `doctor`, `flood-token`' },
@@ -40,11 +40,11 @@ export const CORE_SURFACE = Object.freeze([
   'src/store/users.ts', 'src/store/stored-fields.ts', 'src/store/account-rules.ts', 'src/store/machine-token-rules.ts', 'src/store/atomic-file.ts',
   'src/store/document-store.ts', 'src/store/file-system.ts', 'src/store/key-file.ts', 'src/store/small-file.ts',
   'src/store/session-file.ts', 'src/store/data-dir.ts', 'src/store/lock.ts',
-  'src/pages/shell.ts', 'src/pages/built-scripts.d.ts',
-  // The pages' browser code a feature's section runs with: the helpers, and the typed hand-over of
-  // the account and users pages to their sections.
-  'src/pages/browser/helpers.ts', 'src/pages/browser/passkey-json.ts', 'src/pages/browser/account-page.ts',
-  'src/pages/browser/users-page.ts',
+  'src/pages/shell.ts', 'src/pages/built-scripts.d.ts', 'src/pages/session-entry.ts',
+  // The pages' browser code a feature's section runs with: the helpers, one session as people read
+  // it, and the typed hand-over of the account and users pages to their sections.
+  'src/pages/browser/helpers.ts', 'src/pages/browser/passkey-json.ts', 'src/pages/browser/session-entry.ts',
+  'src/pages/browser/account-page.ts', 'src/pages/browser/users-page.ts',
 ]);
 
 /** At most this many non-blank lines in any one file under src/. */

@@ -1,11 +1,8 @@
-// The signed-in user's page, {base}/gatehouse/account: password, then its sections, each a file of
-// its own (authenticator app, passkeys, machine tokens, sessions); its script is
-// browser/account.entry.ts. Static, built once; everything it shows comes from GET
+// The signed-in user's page, {base}/gatehouse/account: password, then its sections: the features'
+// (authenticator app, passkeys, name and e-mail, sessions: src/feature.ts `sections`) around its own
+// (machine tokens, account-tokens.ts); its script is browser/account.entry.ts. Static, built once; everything it shows comes from GET
 // ../api/auth/account and every change is a JSON call (docs/contract/accounts.md "The caller's own account").
-import { PASSKEYS_SECTION } from './account-passkeys.js';
-import { SESSIONS_SECTION } from './account-sessions.js';
 import { TOKENS_SECTION } from './account-tokens.js';
-import { TOTP_SECTION } from './account-totp.js';
 import { BUILT_SCRIPTS } from './built-scripts.js';
 import { buildPage, newPasswordFields, type BuiltPage, type PageSection, type Sha256Base64 } from './shell.js';
 
@@ -38,20 +35,28 @@ const STYLE = `
 @media (prefers-color-scheme:dark){.secret{background:#2a2f39}}
 `;
 
-/** The account page's own sections, in order; `sections` (OpenID Connect's name and e-mail) go before the sessions. */
-const OWN_SECTIONS: readonly PageSection[] = [TOTP_SECTION, PASSKEYS_SECTION, TOKENS_SECTION];
+/** The account page's own sections, in order. */
+const OWN_SECTIONS: readonly PageSection[] = [TOKENS_SECTION];
+
+/** The features' sections placed 'first', the page's own, the unplaced, then those placed 'last' (PageSection `place`). */
+const inOrder = (sections: readonly PageSection[]): PageSection[] => [
+  ...sections.filter((section) => section.place === 'first'),
+  ...OWN_SECTIONS,
+  ...sections.filter((section) => section.place === undefined),
+  ...sections.filter((section) => section.place === 'last'),
+];
 
 /**
  * The account page, built once at start-up; data: images only, for the TOTP QR code. With
- * `isPasskeyOffered` false (passkeys off, passkeys/relying-party.ts) it offers none. `sections`
- * (OpenID Connect's name and e-mail) go before the sessions section, their scripts after the page's own.
+ * `isPasskeyOffered` false (passkeys off, passkeys/relying-party.ts) it offers none. `sections`: the
+ * features' (authenticator app, passkeys, name and e-mail, sessions), placed around the page's own.
  * `minPasswordLength`: the shortest new password the account's route takes.
  */
 export function buildAccountPage(
   sha256Base64: Sha256Base64,
   options: { readonly minPasswordLength: number; readonly isPasskeyOffered?: boolean; readonly sections?: readonly PageSection[] },
 ): BuiltPage {
-  const sections = [...OWN_SECTIONS, ...(options.sections ?? []), SESSIONS_SECTION];
+  const sections = inOrder(options.sections ?? []);
   const body = bodyOf(options.minPasswordLength).replace('<!-- sections -->', sections.map((section) => section.body).join(''));
   // A feature's section script waits for the page's (browser/account-page.ts), so it goes first.
   const scripts = [...sections.flatMap((section) => (section.built === undefined ? [] : [section.built])), BUILT_SCRIPTS['pages/account']];

@@ -16,9 +16,12 @@ type ScriptName =
   | 'oidc/pages/clients-section'
   | 'oidc/pages/logout-confirm'
   | 'oidc/pages/profile-section'
+  | 'passkeys/account-section'
   | 'pages/account'
   | 'pages/sign-in'
   | 'pages/sign-out'
-  | 'pages/users';
+  | 'pages/users'
+  | 'sessions/account-section'
+  | 'totp/account-section';
 
 export declare const BUILT_SCRIPTS: Readonly<Record<ScriptName, BuiltScript>>;

@@ -42,6 +42,11 @@ export interface PageSection {
   readonly built?: BuiltScript;
   /** CSS added after the page's own. */
   readonly style?: string;
+  /**
+   * Where it goes on the account page: 'first' before the page's own sections, 'last' after every
+   * other; unset, between. Sections of one place keep the order of the features (src/features.ts).
+   */
+  readonly place?: 'first' | 'last';
 }
 
 export interface BuiltPage {

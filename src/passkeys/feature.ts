@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Feature } from '../feature.js';
 import type { Logger } from '../log/logger.js';
+import { PASSKEYS_SECTION } from './account-section.js';
 import { createChallengeStore } from './challenges.js';
 import { decoyKeyOf } from './decoys.js';
 import { relyingPartiesOf } from './relying-party.js';
@@ -20,14 +21,19 @@ export function passkeysOffered(config: Config, logger: Logger): boolean {
   return relyingParties.offReason === undefined;
 }
 
-/** Passkeys (docs/contract/accounts.md "Passkeys"): their routes, for every deployment with accounts. */
+/**
+ * Passkeys (docs/contract/accounts.md "Passkeys"): their routes, for every deployment with accounts,
+ * and the account page's section (served under authMethod "none" too, so there either way; where
+ * passkeys are off it lists those the account has as off).
+ */
 export const PASSKEYS: Feature = {
   name: 'passkeys',
   async open(deps) {
-    if (deps.config.authMethod === 'none') return {};
+    const sections = { account: [PASSKEYS_SECTION] };
+    if (deps.config.authMethod === 'none') return { sections };
     const passkeys = createPasskeyService({
       ...deps, challenges: createChallengeStore(), decoyKey: decoyKeyOf(deps.tokenSecret), relyingParties: relyingPartiesOf(deps.config),
     });
-    return { routes: passkeyRoutes({ ...deps, passkeys }) };
+    return { routes: passkeyRoutes({ ...deps, passkeys }), sections };
   },
 };

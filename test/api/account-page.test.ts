@@ -14,7 +14,9 @@ function only(pattern: RegExp, html: string): string {
   return matches[0]?.[1] ?? '';
 }
 
-const scriptOf = (html: string): string => only(/<script>([\s\S]*?)<\/script>/g, html);
+const scriptsOf = (html: string): string[] => [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1] ?? '');
+/** The sections' scripts (authenticator app, passkeys, sessions: each its feature's), then the page's, which hands them the page. */
+const BUILT = [BUILT_SCRIPTS['totp/account-section'], BUILT_SCRIPTS['passkeys/account-section'], BUILT_SCRIPTS['sessions/account-section'], BUILT_SCRIPTS['pages/account']];
 const styleOf = (html: string): string => only(/<style>([\s\S]*?)<\/style>/g, html);
 
 describe('GET {base}/gatehouse/account', () => {
@@ -35,15 +37,20 @@ describe('GET {base}/gatehouse/account', () => {
     assert.match(page.text, /^<!doctype html>/);
   });
 
-  it('allows its script built from pages/browser/account.entry.ts by its build-time hash, its style by hash, fetches to its own origin, and images only as data: (the QR code)', () => {
-    const built = BUILT_SCRIPTS['pages/account'];
-    assert.equal(scriptOf(page.text), built.code);
-    assert.equal(built.hash, `sha256-${sha256(built.code)}`);
+  it('allows its scripts built from pages/browser/account.entry.ts and its sections\' entries by their build-time hashes, its style by hash, fetches to its own origin, and images only as data: (the QR code)', () => {
+    assert.deepEqual(scriptsOf(page.text), BUILT.map((built) => built.code));
+    for (const built of BUILT) assert.equal(built.hash, `sha256-${sha256(built.code)}`);
     const csp = String(page.headers['content-security-policy']);
     assert.equal(
       csp,
-      `default-src 'none'; script-src '${built.hash}'; style-src 'sha256-${sha256(styleOf(page.text))}'; connect-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+      `default-src 'none'; script-src ${BUILT.map((built) => `'${built.hash}'`).join(' ')}; style-src 'sha256-${sha256(styleOf(page.text))}'; connect-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     );
+  });
+
+  it('shows its sections in order: password, authenticator app, passkeys, machine tokens, sessions', () => {
+    assert.deepEqual([...page.text.matchAll(/<section id="([a-z-]+)"/g)].map((match) => match[1]), [
+      'password-section', 'totp-section', 'passkeys-section', 'tokens-section', 'sessions-section',
+    ]);
   });
 
   it('tells its script whether passkeys are offered as JSON data', () => {
@@ -59,9 +66,10 @@ describe('GET {base}/gatehouse/account', () => {
     assert.doesNotMatch(styleOf(page.text), /url\(/i);
   });
 
-  it('has a script that parses, calls the API by paths relative to {base}/gatehouse/, and writes answers as text only', () => {
-    const script = scriptOf(page.text);
-    assert.doesNotThrow(() => new Script(script));
+  it('has scripts that parse and call the API by paths relative to {base}/gatehouse/; each writes answers as text only', () => {
+    const scripts = scriptsOf(page.text);
+    for (const one of scripts) assert.doesNotThrow(() => new Script(one));
+    const script = scripts.join('\n');
     for (const path of ['account', 'account/password', 'account/totp', 'account/totp/confirm', 'account/totp/disable', 'account/passkeys/options', 'account/passkeys', 'account/passkeys/', 'account/tokens', 'account/tokens/', 'account/logout-everywhere']) {
       assert.ok([`"../api/auth/${path}"`, `\`../api/auth/${path}`].some((quoted) => script.includes(quoted)), path);
     }

@@ -1,12 +1,14 @@
-// What the account page's script offers its sections, those in this folder and those a feature adds
-// (OpenID Connect's name and e-mail): each feature's section is a script of its own, placed before
-// the page's, which waits for the page with onAccountPage; the page's script calls startSections
-// once it is set up, before it first loads the account.
+// What the account page's script offers its sections, its own (machine tokens) and those the features
+// add (authenticator app, passkeys, name and e-mail, sessions): each feature's section is a script of
+// its own, placed before the page's, which waits for the page with onAccountPage; the page's script
+// calls startSections once it is set up, before it first loads the account.
 import type { Answer, JsonObject } from './helpers.js';
 
 export interface AccountPage {
   /** Runs `draw` with every account loaded (GET ../api/auth/account), in the order sections asked. */
   onAccount(draw: (account: JsonObject) => void): void;
+  /** Runs `load` after every account loaded and drawn (the sessions, asked only then); reload waits for it. */
+  afterAccount(load: () => Promise<void>): void;
   /** The account as last loaded, or null before it is. */
   account(): JsonObject | null;
   /** Loads the account again and draws it; a caller without a session goes to sign in. */

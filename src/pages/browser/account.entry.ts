@@ -1,16 +1,14 @@
 // The account page's script ({base}/gatehouse/account; pages/account.ts has its markup): everything
-// it shows comes from GET ../api/auth/account and every change is a JSON call. Its own sections
-// (authenticator app, passkeys, machine tokens, sessions) are set up here; a feature's section is a
-// script of its own (account-page.ts).
-import { initPasskeys } from './account-passkeys.js';
-import { drawSessions, initSessions, showAskedSection } from './account-sessions.js';
+// it shows comes from GET ../api/auth/account and every change is a JSON call. Its own section
+// (machine tokens) is set up here; a feature's section (authenticator app, passkeys, name and e-mail,
+// sessions) is a script of its own (account-page.ts).
 import { initTokens } from './account-tokens.js';
-import { initTotp } from './account-totp.js';
 import { startSections, type AccountPage } from './account-page.js';
-import { bodyOf, button, byId, callApi, callBusy, element, fieldOf, isObject, listOf, onSubmit, pageData, problemOf, say, type Answer, type JsonObject } from './helpers.js';
+import { bodyOf, button, byId, callApi, callBusy, element, fieldOf, onSubmit, pageData, problemOf, say, type Answer, type JsonObject } from './helpers.js';
 
 let state: JsonObject | null = null;
 const draws: Array<(account: JsonObject) => void> = [];
+const loads: Array<() => Promise<void>> = [];
 
 const toSignIn = (): void => {
   location.replace(`../login?rd=${encodeURIComponent(location.href)}`);
@@ -53,6 +51,18 @@ function item(title: string, details: string, verb: string, label: string, onRem
   return li;
 }
 
+// The join page links to a section: once drawn, go there (the browser could not: it was hidden).
+let isSectionShown = false;
+function showAskedSection(): void {
+  if (isSectionShown) return;
+  isSectionShown = true;
+  const section = /^#[a-z-]+$/.test(location.hash) ? document.querySelector(location.hash) : null;
+  if (section === null) return;
+  section.scrollIntoView();
+  const field = section.querySelector<HTMLElement>('input:not([hidden]):not([disabled])');
+  if (field !== null) field.focus();
+}
+
 /** Draws the account from GET ../api/auth/account. */
 function render(account: JsonObject): void {
   state = account;
@@ -74,13 +84,7 @@ function reload(): Promise<void> {
       return say(byId('status'), problemOf(answer));
     }
     render(account);
-    // Asked once the account answered: a visitor without a session meets one 401, not two.
-    return callApi('GET', '../api/auth/account/sessions').then((sessions) => {
-      const list = listOf(sessions);
-      if (list !== null) drawSessions(page, list.filter(isObject));
-      else if (sessions.status !== 401) say(byId('sessions-message'), problemOf(sessions));
-      showAskedSection();
-    });
+    return Promise.all(loads.map((load) => load())).then(showAskedSection);
   });
 }
 
@@ -108,6 +112,9 @@ const page: AccountPage = {
   onAccount: (draw) => {
     draws.push(draw);
   },
+  afterAccount: (load) => {
+    loads.push(load);
+  },
   account: () => state,
   reload,
   send,
@@ -131,9 +138,6 @@ onSubmit(byId('password-form', HTMLFormElement), (form) => {
   void change(form, message, 'POST', '../api/auth/account/password', body, 'Password changed. Every other session of this account has ended.');
 });
 
-initTotp(page);
-initPasskeys(page);
 initTokens(page);
 startSections(page);
-initSessions(page);
 void reload();

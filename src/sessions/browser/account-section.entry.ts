@@ -1,12 +1,12 @@
-// The account page's sessions (docs/contract/links-and-sessions.md "Sessions"): every place the
-// account is signed in (session-entry.ts), each with an End button (a second click confirms), and log
-// out everywhere; and the section the join page links to, shown once the page is drawn.
-import type { AccountPage } from './account-page.js';
-import { button, byId, callApi, problemOf, say, type JsonObject } from './helpers.js';
-import { sessionEntry } from './session-entry.js';
+// The account page's sessions section (docs/contract/links-and-sessions.md "Sessions"; the markup is
+// sessions/account-section.ts): every place the account is signed in (pages/browser/session-entry.ts),
+// each with an End button (a second click confirms), and log out everywhere.
+import { onAccountPage, type AccountPage } from '../../pages/browser/account-page.js';
+import { button, byId, callApi, isObject, listOf, problemOf, say, type JsonObject } from '../../pages/browser/helpers.js';
+import { sessionEntry } from '../../pages/browser/session-entry.js';
 
 /** The account's sessions from GET ../api/auth/account/sessions, newest first; this one marked. */
-export function drawSessions(page: AccountPage, sessions: readonly JsonObject[]): void {
+function drawSessions(page: AccountPage, sessions: readonly JsonObject[]): void {
   const message = byId('sessions-message');
   page.fill(byId('session-list'), sessions.map((session) => {
     const end = button('End', 'secondary small');
@@ -25,19 +25,13 @@ export function drawSessions(page: AccountPage, sessions: readonly JsonObject[])
   }));
 }
 
-// The join page links to a section: once drawn, go there (the browser could not: it was hidden).
-let isSectionShown = false;
-export function showAskedSection(): void {
-  if (isSectionShown) return;
-  isSectionShown = true;
-  const section = /^#[a-z-]+$/.test(location.hash) ? document.querySelector(location.hash) : null;
-  if (section === null) return;
-  section.scrollIntoView();
-  const field = section.querySelector<HTMLElement>('input:not([hidden]):not([disabled])');
-  if (field !== null) field.focus();
-}
-
-export function initSessions(page: AccountPage): void {
+onAccountPage((page) => {
+  // Asked once the account answered: a visitor without a session meets one 401, not two.
+  page.afterAccount(() => callApi('GET', '../api/auth/account/sessions').then((sessions) => {
+    const list = listOf(sessions);
+    if (list !== null) drawSessions(page, list.filter(isObject));
+    else if (sessions.status !== 401) say(byId('sessions-message'), problemOf(sessions));
+  }));
   const everywhere = byId('logout-everywhere', HTMLButtonElement);
   page.onSecondClick(everywhere, 'Click again: end every session, this one included', () => {
     void callApi('POST', '../api/auth/account/logout-everywhere', {}).then((answer) => {
@@ -46,4 +40,4 @@ export function initSessions(page: AccountPage): void {
       say(byId('sessions-message'), problemOf(answer));
     });
   });
-}
+});

@@ -1,7 +1,8 @@
 // The account page's passkeys section's markup: the account's passkeys (added, last used, Remove
 // with the password and a second click) and adding one with the password. Its script is
-// browser/account-passkeys.ts.
-import type { PageSection } from './shell.js';
+// browser/account-section.entry.ts.
+import { BUILT_SCRIPTS } from '../pages/built-scripts.js';
+import type { PageSection } from '../pages/shell.js';
 
 const BODY = `
 <section id="passkeys-section">
@@ -24,4 +25,5 @@ const BODY = `
 </section>
 `;
 
-export const PASSKEYS_SECTION: PageSection = Object.freeze({ body: BODY });
+/** Before the account page's own sections, after TOTP's. */
+export const PASSKEYS_SECTION: PageSection = Object.freeze({ body: BODY, built: BUILT_SCRIPTS['passkeys/account-section'], place: 'first' });

@@ -1,9 +1,10 @@
-// The account page's authenticator app (TOTP) section: set it up with the password (a QR code and
-// the key as text), confirm with a code, save the ten recovery codes shown once, turn it off.
-import type { AccountPage } from './account-page.js';
-import { bodyOf, byId, element, fieldOf, onSubmit, problemOf, say } from './helpers.js';
+// The account page's authenticator app (TOTP) section (totp/account-section.ts has its markup): set
+// it up with the password (a QR code and the key as text), confirm with a code, save the ten recovery
+// codes shown once, turn it off.
+import { onAccountPage } from '../../pages/browser/account-page.js';
+import { bodyOf, byId, element, fieldOf, onSubmit, problemOf, say } from '../../pages/browser/helpers.js';
 
-export function initTotp(page: AccountPage): void {
+onAccountPage((page) => {
   const totpMessage = byId('totp-message');
   const qr = byId('totp-qr', HTMLImageElement);
   const showTotp = (shown: string): void => {
@@ -70,4 +71,4 @@ export function initTotp(page: AccountPage): void {
     const request = { password: fieldOf(form, 'password').value };
     void page.change(form, totpMessage, 'POST', '../api/auth/account/totp/disable', request, 'The authenticator app is off; its recovery codes are gone.');
   });
-}
+});

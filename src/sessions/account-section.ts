@@ -1,8 +1,9 @@
 // The account page's sessions section's markup (docs/contract/links-and-sessions.md "Sessions"):
 // every place the account is signed in, each with an End button, and log out everywhere. Its script
-// is browser/account-sessions.ts.
-import { SESSION_ENTRY_STYLE } from './session-entry.js';
-import type { PageSection } from './shell.js';
+// is browser/account-section.entry.ts.
+import { BUILT_SCRIPTS } from '../pages/built-scripts.js';
+import { SESSION_ENTRY_STYLE } from '../pages/session-entry.js';
+import type { PageSection } from '../pages/shell.js';
 
 const BODY = `
 <section id="sessions-section">
@@ -15,4 +16,5 @@ const BODY = `
 </section>
 `;
 
-export const SESSIONS_SECTION: PageSection = Object.freeze({ body: BODY, style: SESSION_ENTRY_STYLE });
+/** Last on the account page. */
+export const SESSIONS_SECTION: PageSection = Object.freeze({ body: BODY, style: SESSION_ENTRY_STYLE, built: BUILT_SCRIPTS['sessions/account-section'], place: 'last' });

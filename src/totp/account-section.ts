@@ -1,7 +1,8 @@
 // The account page's authenticator app (TOTP) section's markup and style: set it up with the
 // password (a QR code and the key as text), confirm with a code, save the ten recovery codes shown
-// once, turn it off. Its script is browser/account-totp.ts.
-import type { PageSection } from './shell.js';
+// once, turn it off. Its script is browser/account-section.entry.ts.
+import { BUILT_SCRIPTS } from '../pages/built-scripts.js';
+import type { PageSection } from '../pages/shell.js';
 
 const BODY = `
 <section id="totp-section">
@@ -53,4 +54,5 @@ ol.codes li{margin:0 0 .2rem;white-space:nowrap}
 @media (prefers-color-scheme:dark){ol.codes{background:#2a2f39}img.qr{border-color:#363c48}}
 `;
 
-export const TOTP_SECTION: PageSection = Object.freeze({ body: BODY, style: STYLE });
+/** First on the account page, before its own sections. */
+export const TOTP_SECTION: PageSection = Object.freeze({ body: BODY, style: STYLE, built: BUILT_SCRIPTS['totp/account-section'], place: 'first' });

@@ -1,11 +1,11 @@
-// The account page's passkeys section: the account's passkeys (added, last used, Remove with the
-// password and a second click) and adding one with the password. Whether the server offers
-// passkeys at all is the page's data (webauthn/relying-party.ts decides).
-import type { AccountPage } from './account-page.js';
-import { bodyOf, byId, callApi, fieldOf, isObject, onSubmit, problemOf, say, setBusy } from './helpers.js';
-import { credentialJsonOf, errorMessage, errorName, passkeyContextProblem, publicKeyOf } from './passkey-json.js';
+// The account page's passkeys section (passkeys/account-section.ts has its markup): the account's
+// passkeys (added, last used, Remove with the password and a second click) and adding one with the
+// password. Whether the server offers passkeys at all is the page's data (passkeys/relying-party.ts decides).
+import { onAccountPage } from '../../pages/browser/account-page.js';
+import { bodyOf, byId, callApi, fieldOf, isObject, onSubmit, problemOf, say, setBusy } from '../../pages/browser/helpers.js';
+import { credentialJsonOf, errorMessage, errorName, passkeyContextProblem, publicKeyOf } from '../../pages/browser/passkey-json.js';
 
-export function initPasskeys(page: AccountPage): void {
+onAccountPage((page) => {
   const { passkeysOffered } = page;
   const message = byId('passkey-message');
   const password = byId('passkey-password', HTMLInputElement);
@@ -66,4 +66,4 @@ export function initPasskeys(page: AccountPage): void {
         setBusy(form, false);
       });
   });
-}
+});
