@@ -10,9 +10,11 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build-page-scripts.mjs ./scripts/
 COPY src ./src
-# tsc alone: the image runs dist/ (npm run build would also bundle dist/gatehouse.mjs, which it does not use).
-RUN npx tsc -p tsconfig.build.json
+# The pages' browser code bundled with its CSP hashes (dist/pages/built-scripts.js), then tsc: the
+# image runs dist/ (npm run build would also bundle dist/gatehouse.mjs, which it does not use).
+RUN node scripts/build-page-scripts.mjs --dist && npx tsc -p tsconfig.build.json
 
 # Stage 2: runtime. There are no runtime dependencies, so no node_modules.
 FROM ${NODE_IMAGE}
