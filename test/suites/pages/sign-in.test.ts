@@ -76,6 +76,19 @@ async function openLogin(href: string, answers: Answers, options: Partial<LoginP
     path: new URL(request.url).pathname.slice(apiBase.pathname.length),
     body: request.postData === undefined ? undefined : JSON.parse(request.postData) as unknown,
   }));
+  /** Fills the form's fields, submits it as a person would, and waits for the one API call it makes. */
+  const submitForm = async (formId: string, fields: Record<string, string>): Promise<void> => {
+    const count = apiCalls().length;
+    const isPrevented = await page.evaluate<boolean>(`(() => {
+      const form = document.getElementById(${JSON.stringify(formId)});
+      for (const [name, value] of Object.entries(${JSON.stringify(fields)})) form.elements[name].value = value;
+      const event = new SubmitEvent('submit', { cancelable: true });
+      form.dispatchEvent(event);
+      return event.defaultPrevented;
+    })()`);
+    assert.ok(isPrevented, 'the form must never submit natively');
+    await tab.calls(count + 1);
+  };
   const tab: LoginTab = {
     page,
     api: apiCalls,
@@ -83,31 +96,8 @@ async function openLogin(href: string, answers: Answers, options: Partial<LoginP
     hidden: (id) => page.evaluate<boolean>(`document.getElementById(${JSON.stringify(id)}).hidden`),
     text: (id) => page.evaluate<string>(`document.getElementById(${JSON.stringify(id)}).textContent`),
     disabled: (id) => page.evaluate<boolean>(`document.getElementById(${JSON.stringify(id)}).disabled`),
-    async submit(username, password) {
-      const count = apiCalls().length;
-      const isPrevented = await page.evaluate<boolean>(`(() => {
-        const form = document.getElementById('login');
-        form.elements.username.value = ${JSON.stringify(username)};
-        form.elements.password.value = ${JSON.stringify(password)};
-        const event = new SubmitEvent('submit', { cancelable: true });
-        form.dispatchEvent(event);
-        return event.defaultPrevented;
-      })()`);
-      assert.ok(isPrevented, 'the form must never submit natively');
-      await tab.calls(count + 1);
-    },
-    async submitCode(code) {
-      const count = apiCalls().length;
-      const isPrevented = await page.evaluate<boolean>(`(() => {
-        const form = document.getElementById('code-step');
-        form.elements.code.value = ${JSON.stringify(code)};
-        const event = new SubmitEvent('submit', { cancelable: true });
-        form.dispatchEvent(event);
-        return event.defaultPrevented;
-      })()`);
-      assert.ok(isPrevented, 'the form must never submit natively');
-      await tab.calls(count + 1);
-    },
+    submit: (username, password) => submitForm('login', { username, password }),
+    submitCode: (code) => submitForm('code-step', { code }),
     async calls(count) {
       const deadline = Date.now() + 10_000;
       while (apiCalls().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
